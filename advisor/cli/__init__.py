@@ -1,0 +1,40 @@
+"""Command-line interface: ``advisor inspect | run | metrics | report | predict-gain | ui``.
+
+Every command turns an :class:`~advisor.errors.AdvisorError` into ``file:line: message`` plus a
+hint on stderr and exit status 2; nothing the user can fix ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from advisor.cli._app import app, err_console
+from advisor.errors import AdvisorError
+
+# Importing a command module registers its command on ``app``.
+from advisor.cli import inspect as _inspect  # noqa: E402,F401  isort: skip
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app(standalone_mode=False)
+    except AdvisorError as error:
+        err_console.print(f"[bold red]error:[/] {error.render()}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]")
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as error:  # click usage errors and the like
+        import click
+
+        if isinstance(error, click.exceptions.ClickException):
+            error.show()
+            sys.exit(2)
+        if isinstance(error, click.exceptions.Abort):
+            sys.exit(130)
+        raise

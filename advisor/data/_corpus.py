@@ -1,0 +1,109 @@
+"""The one in-memory representation of a labelled dataset, for both tasks.
+
+A :class:`Corpus` is a small frozen dataclass rather than a ``datasets.Dataset``: every later stage
+(features, trainers, metrics) wants plain token lists and labels, and line numbers must survive so
+errors and per-item reports can point back into the user's file.
+
+- ``task == "ner"``: ``labels[i]`` is the list of IOB2 tags of sentence ``i`` (normalised on load).
+- ``task == "classify"``: ``labels[i]`` is the label string of item ``i``; ``texts[i]`` its raw text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+
+__all__ = ["Corpus", "DataSplits", "TASKS", "Task"]
+
+Task = Literal["ner", "classify"]
+TASKS: tuple[str, ...] = ("ner", "classify")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Tokens and labels of one split, with where each item came from."""
+
+    task: Task
+    tokens: list[list[str]]
+    labels: list[Any]
+    source: str = "<memory>"
+    line_numbers: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    scheme: str | None = None
+    encoding: str = "utf-8"
+
+    def __post_init__(self) -> None:
+        if len(self.tokens) != len(self.labels):
+            raise ValueError("tokens and labels differ in length")
+        if not self.texts:
+            object.__setattr__(self, "texts", [" ".join(t) for t in self.tokens])
+        if not self.line_numbers:
+            object.__setattr__(self, "line_numbers", list(range(1, len(self.tokens) + 1)))
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(t) for t in self.tokens)
+
+    def label_counts(self) -> Counter[str]:
+        """Tags (NER, counted per token) or labels (classification) with their counts."""
+        if self.task == "ner":
+            return Counter(tag for tags in self.labels for tag in tags)
+        return Counter(self.labels)
+
+    def label_set(self) -> list[str]:
+        return sorted(self.label_counts())
+
+    def vocabulary(self) -> Counter[str]:
+        return Counter(tok for sent in self.tokens for tok in sent)
+
+    def subset(self, indices: Sequence[int] | np.ndarray, source: str | None = None) -> Corpus:
+        idx = [int(i) for i in indices]
+        return replace(
+            self,
+            tokens=[self.tokens[i] for i in idx],
+            labels=[self.labels[i] for i in idx],
+            line_numbers=[self.line_numbers[i] for i in idx],
+            texts=[self.texts[i] for i in idx],
+            source=source or self.source,
+        )
+
+    def content_hash(self) -> str:
+        """Stable hash of the content (task, tokens, labels): keys caches and resume, not file names."""
+        digest = hashlib.sha256()
+        digest.update(self.task.encode())
+        for toks, lab in zip(self.tokens, self.labels, strict=True):
+            digest.update(json.dumps([toks, lab], ensure_ascii=False).encode())
+        return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class DataSplits:
+    """Train / dev / test corpora plus what the readers noticed (scheme, encoding, how split)."""
+
+    train: Corpus
+    dev: Corpus
+    test: Corpus
+    split_method: str = "given"
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def task(self) -> Task:
+        return self.train.task
+
+    def sizes(self) -> dict[str, int]:
+        return {"train": len(self.train), "dev": len(self.dev), "test": len(self.test)}
+
+    def content_hash(self) -> str:
+        digest = hashlib.sha256()
+        for part in (self.train, self.dev, self.test):
+            digest.update(part.content_hash().encode())
+        return digest.hexdigest()[:16]

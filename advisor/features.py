@@ -1,0 +1,63 @@
+"""Word-level feature matrices shared by every embedding family and every trainer.
+
+All embeddings (random, static, contextual) hand the trainers the same thing: one row per word,
+all sentences concatenated, with ``offsets`` marking where each sentence starts. The matrix may be
+a read-only ``np.memmap`` in float16 (the contextual feature cache) or an in-memory float32 array;
+trainers gather rows per batch, so nothing forces the whole matrix into RAM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["TokenFeatures"]
+
+
+@dataclass(frozen=True)
+class TokenFeatures:
+    """``vectors[offsets[i]:offsets[i+1]]`` are the word vectors of item ``i``."""
+
+    vectors: np.ndarray
+    offsets: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.offsets.ndim != 1 or self.offsets[0] != 0 or self.offsets[-1] != len(self.vectors):
+            raise ValueError("offsets must start at 0 and end at len(vectors)")
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def item(self, i: int) -> np.ndarray:
+        return self.vectors[self.offsets[i] : self.offsets[i + 1]]
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def subset(self, indices: Sequence[int] | np.ndarray) -> TokenFeatures:
+        """Features of the chosen items, copied into memory as float32-compatible rows."""
+        idx = np.asarray(indices, dtype=np.int64)
+        lengths = self.lengths()[idx]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        rows = np.concatenate(
+            [np.arange(self.offsets[i], self.offsets[i + 1]) for i in idx]
+        ) if len(idx) else np.zeros(0, dtype=np.int64)
+        return TokenFeatures(vectors=np.asarray(self.vectors[rows]), offsets=offsets)
+
+    @classmethod
+    def from_list(cls, arrays: Sequence[np.ndarray], dim: int | None = None) -> TokenFeatures:
+        lengths = [len(a) for a in arrays]
+        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        if arrays:
+            vectors = np.concatenate(arrays, axis=0)
+        else:
+            vectors = np.zeros((0, dim or 0), dtype=np.float32)
+        return cls(vectors=vectors, offsets=offsets)
