@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AdvisorError", "InputError", "ConfigError"]
+__all__ = ["AdvisorError", "ConfigError", "InputError"]
 
 
 @dataclass

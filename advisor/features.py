@@ -46,9 +46,11 @@ class TokenFeatures:
         lengths = self.lengths()[idx]
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        rows = np.concatenate(
-            [np.arange(self.offsets[i], self.offsets[i + 1]) for i in idx]
-        ) if len(idx) else np.zeros(0, dtype=np.int64)
+        rows = (
+            np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in idx])
+            if len(idx)
+            else np.zeros(0, dtype=np.int64)
+        )
         return TokenFeatures(vectors=np.asarray(self.vectors[rows]), offsets=offsets)
 
     @classmethod

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from advisor.errors import ConfigError
 
-__all__ = ["Registry", "embeddings", "tasks", "metrics"]
+__all__ = ["Registry", "embeddings", "metrics", "tasks"]
 
 T = TypeVar("T")
 

@@ -8,33 +8,24 @@ from __future__ import annotations
 
 import sys
 
+from rich.markup import escape
+
 from advisor.cli._app import app, err_console
 from advisor.errors import AdvisorError
 
 # Importing a command module registers its command on ``app``.
-from advisor.cli import inspect as _inspect  # noqa: E402,F401  isort: skip
+from advisor.cli import inspect as _inspect  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: usage errors exit 2 (click), user-fixable errors exit 2 (ours)."""
     try:
-        app(standalone_mode=False)
+        app()
     except AdvisorError as error:
-        err_console.print(f"[bold red]error:[/] {error.render()}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(error.render())}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]")
         sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as error:  # click usage errors and the like
-        import click
-
-        if isinstance(error, click.exceptions.ClickException):
-            error.show()
-            sys.exit(2)
-        if isinstance(error, click.exceptions.Abort):
-            sys.exit(130)
-        raise

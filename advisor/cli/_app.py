@@ -16,3 +16,8 @@ app = typer.Typer(
 )
 console = Console()
 err_console = Console(stderr=True)
+
+
+@app.callback()
+def _root() -> None:
+    """Are contextual embeddings (BERT-class) worth their cost on your data?"""

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Corpus", "DataSplits", "TASKS", "Task"]
+__all__ = ["TASKS", "Corpus", "DataSplits", "Task"]
 
 Task = Literal["ner", "classify"]
 TASKS: tuple[str, ...] = ("ner", "classify")

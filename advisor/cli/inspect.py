@@ -1,0 +1,56 @@
+"""``advisor inspect FILE --task ner|classify``: what the readers see, before anything is trained."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from advisor.cli._app import app, console, err_console
+from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.data import DatasetSummary, read_corpus, summarize
+
+__all__ = ["inspect", "render_summary"]
+
+
+def render_summary(summary: DatasetSummary) -> Table:
+    table = Table(title=f"{summary.source}", show_header=False, title_justify="left")
+    table.add_column("property", style="bold")
+    table.add_column("value")
+    table.add_row("task", summary.task)
+    table.add_row(summary.item_name, f"{summary.items:,}")
+    table.add_row("tokens", f"{summary.tokens:,}")
+    table.add_row("vocabulary", f"{summary.vocabulary:,} types")
+    table.add_row("mean length", f"{summary.mean_length:.1f} tokens")
+    kind = "tags" if summary.task == "ner" else "labels"
+    shown = ", ".join(f"{k} {v:,}" for k, v in summary.labels.items())
+    table.add_row(kind, f"{len(summary.labels)}: {shown}")
+    if summary.task == "ner":
+        table.add_row("scheme", f"{summary.scheme} (normalised to IOB2)")
+        table.add_row("entities", ", ".join(f"{k} {v:,}" for k, v in summary.entity_counts.items()) or "none")
+    table.add_row("encoding", summary.encoding)
+    if summary.split_sizes:
+        sizes = ", ".join(f"{k} {v:,}" for k, v in summary.split_sizes.items())
+        table.add_row("splits", f"{sizes} ({summary.split_method})")
+    return table
+
+
+@app.command()
+def inspect(
+    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
+    task: TaskOpt,
+    dev: DevOpt = None,
+    test: TestOpt = None,
+    text_col: TextColOpt = None,
+    label_col: LabelColOpt = None,
+    split_seed: SeedOpt = 0,
+) -> None:
+    """Summarise a dataset: items, tokens, vocabulary, labels, tag scheme, encoding and split sizes."""
+    corpus, warnings = read_corpus(data, task, text_col, label_col)
+    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    summary = summarize(corpus, splits, warnings)
+    for warning in dict.fromkeys(summary.warnings):
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    console.print(render_summary(summary))

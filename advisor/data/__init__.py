@@ -1,0 +1,30 @@
+"""Dataset readers: one in-memory :class:`Corpus` for NER and classification, from files or the hub.
+
+``read_splits(path, task, dev=None, test=None)`` is the entry point for commands; ``read_corpus``
+reads one file. Bad input raises :class:`advisor.errors.InputError` naming file and line.
+"""
+
+from __future__ import annotations
+
+from advisor.data._classify import tokenize
+from advisor.data._corpus import TASKS, Corpus, DataSplits
+from advisor.data._schemes import SCHEMES, detect_scheme, to_iob2
+from advisor.data._splits import MIN_EVAL_ITEMS, MIN_TRAIN_ITEMS, read_corpus, read_splits, validate
+from advisor.data._summary import DatasetSummary, summarize
+
+__all__ = [
+    "MIN_EVAL_ITEMS",
+    "MIN_TRAIN_ITEMS",
+    "SCHEMES",
+    "TASKS",
+    "Corpus",
+    "DataSplits",
+    "DatasetSummary",
+    "detect_scheme",
+    "read_corpus",
+    "read_splits",
+    "summarize",
+    "to_iob2",
+    "tokenize",
+    "validate",
+]

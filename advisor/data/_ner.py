@@ -1,0 +1,168 @@
+"""NER readers: CoNLL column files and AutoTrain-style JSONL (``tokens``, ``tags``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from advisor.data._corpus import Corpus
+from advisor.data._schemes import TagSequence, detect_scheme, to_iob2
+from advisor.data._text import TextFile, read_text_file
+from advisor.errors import InputError
+
+__all__ = ["ner_corpus_from_sequences", "read_conll", "read_ner_jsonl"]
+
+_TAG_LIKE = re.compile(r"^(O|[A-Z][-_]\S+)$")
+
+
+def read_conll(path: str | Path) -> tuple[Corpus, list[str]]:
+    """Read a CoNLL file: token first, tag last, 2+ columns split on spaces or tabs.
+
+    ``-DOCSTART-`` lines and ``#`` comments are dropped; empty and whitespace-only lines (WNUT-17
+    separates sentences with a lone TAB) end a sentence. Every row must have the column count of the
+    file's first row, so a shifted or truncated row is reported rather than misread.
+    """
+    text = read_text_file(path)
+    sentences: list[list[str]] = []
+    tag_seqs: list[TagSequence] = []
+    starts: list[int] = []
+    tokens: list[str] = []
+    tags: list[str] = []
+    lines: list[int] = []
+    n_columns: int | None = None
+    first_row_line = 0
+
+    def close() -> None:
+        if tokens:
+            sentences.append(list(tokens))
+            tag_seqs.append(TagSequence(list(tags), list(lines)))
+            starts.append(lines[0])
+            tokens.clear()
+            tags.clear()
+            lines.clear()
+
+    for number, raw in enumerate(text.lines, start=1):
+        line = raw.strip()
+        if not line:
+            close()
+            continue
+        if line.startswith("-DOCSTART-"):
+            close()
+            continue
+        columns = line.split()
+        if line.startswith("#") and not _looks_like_row(columns, n_columns):
+            continue  # a comment; hashtag rows such as "#Obama<TAB>O" (WNUT-17) are data
+        if len(columns) < 2:
+            raise InputError(
+                f"row has {len(columns)} column; expected a token and a tag (2 or more columns)",
+                file=text.path,
+                line=number,
+                hint="CoNLL rows are 'token [other columns] tag' separated by spaces or tabs; "
+                "sentences are separated by empty lines",
+                code="E104",
+            )
+        if n_columns is None:
+            n_columns, first_row_line = len(columns), number
+        elif len(columns) != n_columns:
+            raise InputError(
+                f"row has {len(columns)} columns but line {first_row_line} has {n_columns}",
+                file=text.path,
+                line=number,
+                hint="every row needs the same columns; a token containing a space would shift the tag column",
+                code="E104",
+            )
+        tokens.append(columns[0])
+        tags.append(columns[-1])
+        lines.append(number)
+    close()
+    if not sentences:
+        raise InputError(
+            "no sentences found", file=text.path, line=1, hint="is this a CoNLL file?", code="E102"
+        )
+    return ner_corpus_from_sequences(sentences, tag_seqs, starts, text)
+
+
+def _looks_like_row(columns: list[str], n_columns: int | None) -> bool:
+    width_ok = len(columns) >= 2 if n_columns is None else len(columns) == n_columns
+    return width_ok and bool(_TAG_LIKE.match(columns[-1]))
+
+
+def ner_corpus_from_sequences(
+    sentences: list[list[str]], tag_seqs: list[TagSequence], starts: list[int], text: TextFile
+) -> tuple[Corpus, list[str]]:
+    scheme = detect_scheme(tag_seqs, text.path)
+    labels = [to_iob2(seq.tags) for seq in tag_seqs]
+    corpus = Corpus(
+        task="ner",
+        tokens=sentences,
+        labels=labels,
+        source=text.path,
+        line_numbers=starts,
+        scheme=scheme,
+        encoding=text.encoding,
+    )
+    return corpus, list(text.warnings)
+
+
+def read_ner_jsonl(path: str | Path) -> tuple[Corpus, list[str]]:
+    """Read AutoTrain-style JSONL: one object per line with ``tokens`` and ``tags`` lists of equal length."""
+    text = read_text_file(path)
+    sentences: list[list[str]] = []
+    tag_seqs: list[TagSequence] = []
+    starts: list[int] = []
+    for number, raw in enumerate(text.lines, start=1):
+        if not raw.strip():
+            continue
+        record = _json_line(raw, text.path, number)
+        toks, tags = record.get("tokens"), record.get("tags", record.get("ner_tags"))
+        if not isinstance(toks, list) or not isinstance(tags, list):
+            raise InputError(
+                "object needs list fields 'tokens' and 'tags'",
+                file=text.path,
+                line=number,
+                hint='e.g. {"tokens": ["John", "lives"], "tags": ["B-PER", "O"]}',
+                code="E105",
+            )
+        if len(toks) != len(tags):
+            raise InputError(
+                f"'tokens' has {len(toks)} items but 'tags' has {len(tags)}",
+                file=text.path,
+                line=number,
+                hint="one tag per token",
+                code="E105",
+            )
+        if not all(isinstance(t, str) for t in tags):
+            raise InputError(
+                "'tags' must be strings such as 'B-PER' (integer ids need a label list)",
+                file=text.path,
+                line=number,
+                hint="write tag names, or load a Hugging Face dataset with a ClassLabel feature via hf:NAME",
+                code="E105",
+            )
+        if not toks:
+            continue
+        sentences.append([str(t) for t in toks])
+        tag_seqs.append(TagSequence([str(t) for t in tags], [number] * len(tags)))
+        starts.append(number)
+    if not sentences:
+        raise InputError(
+            "no sentences found", file=text.path, line=1, hint="is this a JSONL file?", code="E102"
+        )
+    return ner_corpus_from_sequences(sentences, tag_seqs, starts, text)
+
+
+def _json_line(raw: str, file: str, number: int) -> dict:
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"invalid JSON: {error.msg} (column {error.colno})",
+            file=file,
+            line=number,
+            hint="JSONL needs one JSON object per line",
+            code="E105",
+        ) from None
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object", file=file, line=number, code="E105")
+    return record

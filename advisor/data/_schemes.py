@@ -1,0 +1,115 @@
+"""Tag-scheme detection (IOB1, IOB2, BIOES, BILOU) and normalisation to IOB2.
+
+Entity-level scores (seqeval strict mode) are only comparable when every file uses one scheme, so
+readers convert everything to IOB2 and report what they found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from advisor.errors import InputError
+
+__all__ = ["SCHEMES", "TagSequence", "detect_scheme", "to_iob2"]
+
+SCHEMES = ("IOB1", "IOB2", "BIOES", "BILOU")
+_TAG = re.compile(r"^(?P<prefix>[BIESLU])[-_](?P<type>\S+)$")
+
+
+@dataclass(frozen=True)
+class TagSequence:
+    """The tags of one sentence with the file line of each tag (for error messages)."""
+
+    tags: list[str]
+    lines: list[int]
+
+
+def _split(tag: str, file: str, line: int) -> tuple[str, str]:
+    if tag == "O":
+        return "O", ""
+    match = _TAG.match(tag)
+    if not match:
+        raise InputError(
+            f"tag {tag!r} is outside any known scheme",
+            file=file,
+            line=line,
+            hint="tags must be O or PREFIX-TYPE with PREFIX one of B, I (IOB1/IOB2), E, S (BIOES), L, U (BILOU)",
+            code="E110",
+        )
+    return match["prefix"], match["type"]
+
+
+def detect_scheme(sentences: Sequence[TagSequence], file: str) -> str:
+    """Name the scheme used throughout the file; mixed evidence is an error that cites both lines."""
+    evidence: dict[str, int] = {}
+    for sent in sentences:
+        prev_prefix, prev_type = "O", ""
+        for tag, line in zip(sent.tags, sent.lines, strict=True):
+            prefix, etype = _split(tag, file, line)
+            if prefix in "ES":
+                evidence.setdefault("BIOES", line)
+            elif prefix in "LU":
+                evidence.setdefault("BILOU", line)
+            elif prefix == "I" and (prev_prefix == "O" or prev_type != etype):
+                evidence.setdefault("IOB1", line)  # an entity opened by I-: only IOB1 does that
+            elif prefix == "B" and (prev_prefix == "O" or prev_type != etype):
+                evidence.setdefault("B-start", line)  # an entity opened by B-: IOB2 (or BIOES/BILOU)
+            prev_prefix, prev_type = prefix, etype
+    if "BIOES" in evidence and "BILOU" in evidence:
+        raise InputError(
+            "mixed tag schemes: BIOES (E-/S-) and BILOU (L-/U-) tags in one file",
+            file=file,
+            line=max(evidence["BIOES"], evidence["BILOU"]),
+            hint=f"first BIOES tag at line {evidence['BIOES']}, first BILOU tag at line {evidence['BILOU']}",
+            code="E111",
+        )
+    ends = "BIOES" if "BIOES" in evidence else "BILOU" if "BILOU" in evidence else None
+    if ends and "IOB1" in evidence:
+        raise InputError(
+            f"mixed tag schemes: {ends} tags and IOB1-style entities opened by I-",
+            file=file,
+            line=evidence["IOB1"],
+            hint=f"first {ends} tag at line {evidence[ends]}; convert the file to one scheme",
+            code="E111",
+        )
+    if ends:
+        return ends
+    if "IOB1" in evidence and "B-start" in evidence:
+        raise InputError(
+            "mixed tag schemes: entities opened by I- (IOB1) and by B- after O (IOB2)",
+            file=file,
+            line=max(evidence["IOB1"], evidence["B-start"]),
+            hint=(
+                f"first I- opening at line {evidence['IOB1']}, first B- opening at line {evidence['B-start']}; "
+                "convert the file to one scheme"
+            ),
+            code="E111",
+        )
+    return "IOB1" if "IOB1" in evidence else "IOB2"
+
+
+def to_iob2(tags: Sequence[str]) -> list[str]:
+    """Convert one sentence from any supported scheme to IOB2 (tags already validated)."""
+    out: list[str] = []
+    prev_type = ""
+    prev_prefix = "O"
+    for tag in tags:
+        if tag == "O":
+            out.append("O")
+            prev_prefix, prev_type = "O", ""
+            continue
+        prefix, etype = tag[0], tag[2:]
+        if prefix in "BSU":
+            new = "B"
+        elif prefix in "IEL":
+            continues = prev_prefix in "BI" and prev_type == etype
+            new = "I" if continues else "B"
+        else:  # unreachable after validation
+            new = "B"
+        out.append(f"{new}-{etype}")
+        # after E/S/L/U an entity is closed: the next I- (malformed) must open a new one
+        prev_prefix = "O" if prefix in "ESLU" else new
+        prev_type = etype
+    return out

@@ -1,0 +1,141 @@
+"""Putting a dataset together: format dispatch, dev/test files or a seeded (stratified) split, checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from advisor.data._classify import read_classification
+from advisor.data._corpus import TASKS, Corpus, DataSplits
+from advisor.data._hf import is_hf_spec, read_hf
+from advisor.data._ner import read_conll, read_ner_jsonl
+from advisor.errors import ConfigError, InputError
+
+__all__ = ["MIN_EVAL_ITEMS", "MIN_TRAIN_ITEMS", "read_corpus", "read_splits"]
+
+MIN_TRAIN_ITEMS = 10
+MIN_EVAL_ITEMS = 2
+
+
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ConfigError(f"unknown task {task!r}", hint=f"choose one of: {', '.join(TASKS)}", code="E201")
+
+
+def read_corpus(
+    path: str | Path, task: str, text_col: str | None = None, label_col: str | None = None
+) -> tuple[Corpus, list[str]]:
+    """Read one file into a :class:`Corpus`; returns it with the warnings raised on the way."""
+    _check_task(task)
+    if is_hf_spec(path):
+        return read_hf(str(path), task, text_col, label_col)["train"], []
+    suffix = Path(path).suffix.lower()
+    if task == "ner":
+        if suffix in (".jsonl", ".json", ".ndjson"):
+            return read_ner_jsonl(path)
+        return read_conll(path)
+    return read_classification(path, text_col, label_col)
+
+
+def _random_split(corpus: Corpus, fraction: float, seed: int) -> tuple[list[int], list[int], bool]:
+    """Hold out ``fraction`` of the items, stratified by label for classification when every class allows it."""
+    from sklearn.model_selection import train_test_split
+
+    indices = np.arange(len(corpus))
+    n_held = max(MIN_EVAL_ITEMS, int(round(fraction * len(corpus))))
+    stratify = None
+    if corpus.task == "classify":
+        counts = corpus.label_counts()
+        if min(counts.values()) >= 2 and n_held >= len(counts):
+            stratify = corpus.labels
+    keep, held = train_test_split(
+        indices, test_size=n_held, random_state=seed, shuffle=True, stratify=stratify
+    )
+    return sorted(keep.tolist()), sorted(held.tolist()), stratify is not None
+
+
+def read_splits(
+    path: str | Path,
+    task: str,
+    dev: str | Path | None = None,
+    test: str | Path | None = None,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    seed: int = 0,
+    dev_fraction: float = 0.1,
+    test_fraction: float = 0.1,
+) -> DataSplits:
+    """Train / dev / test from given files, the dataset's own splits, or a seeded split of the training file."""
+    _check_task(task)
+    warnings: list[str] = []
+    parts: dict[str, Corpus] = {}
+    if is_hf_spec(path):
+        parts.update(read_hf(str(path), task, text_col, label_col))
+    else:
+        parts["train"], found = read_corpus(path, task, text_col, label_col)
+        warnings += found
+    for role, given in (("dev", dev), ("test", test)):
+        if given is not None:
+            parts[role], found = read_corpus(given, task, text_col, label_col)
+            warnings += found
+    methods = []
+    for role, fraction in (("test", test_fraction), ("dev", dev_fraction)):
+        if role in parts:
+            continue
+        train = parts["train"]
+        if len(train) < MIN_TRAIN_ITEMS + MIN_EVAL_ITEMS:
+            _too_few(train, f"to hold out a {role} split")
+        keep, held, stratified = _random_split(train, fraction, seed)
+        parts[role] = train.subset(held, source=f"{train.source} ({role} split)")
+        parts["train"] = train.subset(keep)
+        methods.append(f"{role}: {'stratified ' if stratified else ''}{fraction:.0%} of train, seed {seed}")
+    splits = DataSplits(
+        train=parts["train"],
+        dev=parts["dev"],
+        test=parts["test"],
+        split_method="; ".join(methods) or "given",
+        warnings=warnings,
+    )
+    validate(splits)
+    return splits
+
+
+def _too_few(corpus: Corpus, purpose: str) -> None:
+    raise InputError(
+        f"only {len(corpus)} items, too few {purpose}",
+        file=corpus.source,
+        line=corpus.line_numbers[0] if corpus.line_numbers else 1,
+        hint=f"a run needs at least {MIN_TRAIN_ITEMS} training and {MIN_EVAL_ITEMS} dev and test items",
+        code="E109",
+    )
+
+
+def validate(splits: DataSplits) -> None:
+    """Refuse data no model can be trained or evaluated on, before any time is spent."""
+    train = splits.train
+    if len(train) < MIN_TRAIN_ITEMS:
+        _too_few(train, "to train on")
+    for part in (splits.dev, splits.test):
+        if len(part) < MIN_EVAL_ITEMS:
+            _too_few(part, "to evaluate on")
+    first_line = train.line_numbers[0] if train.line_numbers else 1
+    if train.task == "classify":
+        labels = train.label_counts()
+        if len(labels) < 2:
+            raise InputError(
+                f"a single class {next(iter(labels))!r} in {len(train)} training items",
+                file=train.source,
+                line=first_line,
+                hint="classification needs at least two labels; check --label-col",
+                code="E112",
+            )
+    else:
+        if set(train.label_counts()) <= {"O"}:
+            raise InputError(
+                "no entity tags in the training data: every tag is O",
+                file=train.source,
+                line=first_line,
+                hint="check that the tag is the last column",
+                code="E112",
+            )
