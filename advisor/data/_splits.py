@@ -38,12 +38,11 @@ def read_corpus(
     return read_classification(path, text_col, label_col)
 
 
-def _random_split(corpus: Corpus, fraction: float, seed: int) -> tuple[list[int], list[int], bool]:
-    """Hold out ``fraction`` of the items, stratified by label for classification when every class allows it."""
+def _random_split(corpus: Corpus, n_held: int, seed: int) -> tuple[list[int], list[int], bool]:
+    """Hold out ``n_held`` items, stratified by label for classification when every class allows it."""
     from sklearn.model_selection import train_test_split
 
     indices = np.arange(len(corpus))
-    n_held = max(MIN_EVAL_ITEMS, int(round(fraction * len(corpus))))
     stratify = None
     if corpus.task == "classify":
         counts = corpus.label_counts()
@@ -80,16 +79,20 @@ def read_splits(
             parts[role], found = read_corpus(given, task, text_col, label_col)
             warnings += found
     methods = []
+    n_total = len(parts["train"])  # fractions are of the whole file, so dev and test get the same share
     for role, fraction in (("test", test_fraction), ("dev", dev_fraction)):
         if role in parts:
             continue
         train = parts["train"]
         if len(train) < MIN_TRAIN_ITEMS + MIN_EVAL_ITEMS:
             _too_few(train, f"to hold out a {role} split")
-        keep, held, stratified = _random_split(train, fraction, seed)
+        n_held = max(MIN_EVAL_ITEMS, round(fraction * n_total))
+        keep, held, stratified = _random_split(train, n_held, seed)
         parts[role] = train.subset(held, source=f"{train.source} ({role} split)")
         parts["train"] = train.subset(keep)
-        methods.append(f"{role}: {'stratified ' if stratified else ''}{fraction:.0%} of train, seed {seed}")
+        methods.append(
+            f"{role}: {'stratified ' if stratified else ''}{fraction:.0%} of the file, seed {seed}"
+        )
     splits = DataSplits(
         train=parts["train"],
         dev=parts["dev"],
