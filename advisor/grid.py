@@ -1,0 +1,145 @@
+"""The experiment grid: profiles, training-set sizes, seeds, and nested (stratified) subsets.
+
+Subsets are *nested*: for one seed, each smaller training subset lies inside the larger one, so the
+learning curve of a seed moves only by adding data. For classification the order is stratified:
+classes are interleaved in proportion, so every prefix keeps the label distribution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from advisor.data import Corpus
+from advisor.errors import ConfigError
+from advisor.registry import Registry
+
+__all__ = ["Cell", "GridPlan", "Profile", "plan_grid", "profiles", "subset_order"]
+
+profiles: Registry[Profile] = Registry("profile")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much of the grid to run and how hard to train: the speed/evidence trade-off in one name."""
+
+    name: str
+    n_sizes: int  # powers of two below the full size: full, full/2, full/4, ...
+    seeds: int
+    max_epochs: int
+    patience: int
+    random_dim: int
+    min_size: int = 32
+    description: str = ""
+
+
+for _profile in (
+    Profile(
+        "quick", n_sizes=3, seeds=2, max_epochs=8, patience=2, random_dim=300, description="a first look"
+    ),
+    Profile(
+        "default",
+        n_sizes=5,
+        seeds=3,
+        max_epochs=15,
+        patience=3,
+        random_dim=800,
+        description="paper-style curves",
+    ),
+    Profile(
+        "thorough",
+        n_sizes=7,
+        seeds=5,
+        max_epochs=30,
+        patience=5,
+        random_dim=800,
+        description="tight intervals",
+    ),
+):
+    profiles.register(_profile.name, description=_profile.description)(_profile)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One training run of the grid."""
+
+    embedding: str
+    size: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class GridPlan:
+    sizes: list[int]
+    seeds: list[int]
+    embeddings: list[str]
+    full_size: int
+    cells: list[Cell] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "cells"}
+
+
+def powers_of_two_sizes(full: int, n_sizes: int, min_size: int) -> list[int]:
+    sizes = sorted({max(1, round(full / 2**k)) for k in range(n_sizes)})
+    kept = [s for s in sizes if s >= min(min_size, full)]
+    return kept or [full]
+
+
+def plan_grid(
+    full_size: int,
+    embeddings: list[str],
+    profile: Profile,
+    sizes: list[int] | None = None,
+    fractions: list[float] | None = None,
+    seeds: int | None = None,
+) -> GridPlan:
+    """Sizes ascending, then seeds, then embeddings: a stopped run leaves whole curve prefixes behind."""
+    if sizes and fractions:
+        raise ConfigError("give --sizes or --fractions, not both", code="E210")
+    if fractions:
+        bad = [f for f in fractions if not 0 < f <= 1]
+        if bad:
+            raise ConfigError(f"fractions must lie in (0, 1], got {bad}", code="E210")
+        sizes = [max(1, round(f * full_size)) for f in fractions]
+    if sizes:
+        too_big = [s for s in sizes if s > full_size or s < 1]
+        if too_big:
+            raise ConfigError(
+                f"sizes {too_big} are outside 1..{full_size} (the training set has {full_size} items)",
+                code="E210",
+            )
+        chosen = sorted(set(sizes))
+    else:
+        chosen = powers_of_two_sizes(full_size, profile.n_sizes, profile.min_size)
+    n_seeds = profile.seeds if seeds is None else seeds
+    if n_seeds < 1:
+        raise ConfigError("--seeds must be at least 1", code="E210")
+    seed_list = list(range(n_seeds))
+    cells = [Cell(e, s, seed) for s in chosen for seed in seed_list for e in embeddings]
+    return GridPlan(
+        sizes=chosen, seeds=seed_list, embeddings=list(embeddings), full_size=full_size, cells=cells
+    )
+
+
+def subset_order(corpus: Corpus, seed: int) -> np.ndarray:
+    """A permutation of the training items whose every prefix is a (stratified) random subset."""
+    rng = np.random.default_rng(10_007 + seed)
+    n = len(corpus)
+    if corpus.task != "classify":
+        return rng.permutation(n)
+    labels = np.asarray(corpus.labels, dtype=object)
+    # Give each item a position key (rank within its class + jitter) / class size: sorting by key
+    # interleaves classes in proportion, so any prefix matches the full label distribution.
+    keys = np.empty(n, dtype=np.float64)
+    for label in sorted(set(corpus.labels)):
+        members = np.flatnonzero(labels == label)
+        members = rng.permutation(members)
+        keys[members] = (np.arange(len(members)) + rng.random(len(members))) / len(members)
+    return np.argsort(keys, kind="stable")
+
+
+def subset_indices(order: np.ndarray, size: int) -> np.ndarray:
+    """The first ``size`` items of a seed's order, sorted (nested across sizes by construction)."""
+    return np.sort(order[:size])
