@@ -1,0 +1,58 @@
+"""The grid: powers-of-two sizes, nested subsets for one seed, stratified prefixes for classification."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from advisor.data import Corpus
+from advisor.errors import ConfigError
+from advisor.grid import plan_grid, profiles, subset_indices, subset_order
+
+
+def corpus(task: str, n: int) -> Corpus:
+    if task == "ner":
+        return Corpus("ner", [["w", str(i)] for i in range(n)], [["B-X", "O"]] * n)
+    labels = ["a"] * (n // 2) + ["b"] * (n // 4) + ["c"] * (n - n // 2 - n // 4)
+    return Corpus("classify", [["w", str(i)] for i in range(n)], labels)
+
+
+def test_default_sizes_are_powers_of_two_of_the_full_size() -> None:
+    plan = plan_grid(1000, ["random", "static"], profiles.get("default"))
+    assert plan.sizes == [62, 125, 250, 500, 1000]
+    assert len(plan.cells) == 5 * 3 * 2
+    assert [c.size for c in plan.cells] == sorted(c.size for c in plan.cells)  # sizes ascending
+
+
+def test_explicit_sizes_fractions_and_errors() -> None:
+    quick = profiles.get("quick")
+    assert plan_grid(100, ["random"], quick, sizes=[50, 10, 50]).sizes == [10, 50]
+    assert plan_grid(100, ["random"], quick, fractions=[0.5, 1.0]).sizes == [50, 100]
+    with pytest.raises(ConfigError, match="outside 1..100"):
+        plan_grid(100, ["random"], quick, sizes=[200])
+    with pytest.raises(ConfigError, match="not both"):
+        plan_grid(100, ["random"], quick, sizes=[10], fractions=[0.5])
+    with pytest.raises(ConfigError, match="unknown profile"):
+        profiles.get("fast")
+
+
+@pytest.mark.parametrize("task", ["ner", "classify"])
+def test_subsets_are_nested_for_a_seed(task: str) -> None:
+    data = corpus(task, 400)
+    order = subset_order(data, seed=3)
+    previous: set[int] = set()
+    for size in (25, 50, 100, 200, 400):
+        current = set(subset_indices(order, size).tolist())
+        assert previous <= current and len(current) == size
+        previous = current
+    assert not np.array_equal(subset_order(data, 0), subset_order(data, 1))
+    assert np.array_equal(subset_order(data, 2), subset_order(data, 2))
+
+
+def test_classification_prefixes_are_stratified() -> None:
+    data = corpus("classify", 400)
+    order = subset_order(data, seed=0)
+    counts = Counter(data.labels[i] for i in subset_indices(order, 40))
+    assert counts == Counter({"a": 20, "b": 10, "c": 10})
