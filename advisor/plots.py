@@ -1,0 +1,225 @@
+"""Matplotlib figures of a run and of its verdict; every function takes computed results only.
+
+Figures are built with :class:`matplotlib.figure.Figure` directly (the Agg canvas, no pyplot): no
+global backend state, safe in servers, threads, MLflow ``log_figure`` and ``st.pyplot``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from advisor.analysis import EMBEDDING_ORDER, Analysis
+from advisor.verdict import (
+    COST_COLUMNS,
+    CostComparison,
+    DataEfficiency,
+    Extrapolation,
+    LearningCurveFit,
+    curve_summary,
+)
+
+__all__ = [
+    "EMBEDDING_COLORS",
+    "plot_costs",
+    "plot_data_efficiency",
+    "plot_difficulty_gaps",
+    "plot_extrapolation",
+    "plot_learning_curves",
+]
+
+#: One colour per embedding family, the same in every figure.
+EMBEDDING_COLORS: dict[str, str] = {"random": "#8c8c8c", "static": "#1f77b4", "contextual": "#ff7f0e"}
+
+
+def _color(name: str) -> str:
+    return EMBEDDING_COLORS.get(name, "#2ca02c")
+
+
+def _metric_label(analysis_metric: str) -> str:
+    return {"f1": "entity micro-F1 (strict IOB2)", "accuracy": "accuracy"}.get(
+        analysis_metric, analysis_metric
+    )
+
+
+def plot_learning_curves(
+    analysis: Analysis, fits: Mapping[str, LearningCurveFit] | None = None, confidence: float = 0.95
+) -> Figure:
+    """Mean score per size with a ``confidence`` t-band over seeds per embedding, on a log size axis.
+
+    With ``fits`` the chosen learning-curve fit of each embedding is drawn dashed over the data range.
+    """
+    summary = curve_summary(analysis, confidence)
+    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    for name in analysis.embedding_names:
+        rows = summary[summary["embedding"] == name].sort_values("size")
+        color = _color(name)
+        ax.plot(
+            rows["size"], rows["mean"], marker="o", color=color, label=f"{name} (n={rows['n_seeds'].max()})"
+        )
+        band = rows.dropna(subset=["lo", "hi"])
+        if len(band):
+            ax.fill_between(band["size"], band["lo"], band["hi"], color=color, alpha=0.2, linewidth=0)
+        fit = (fits or {}).get(name)
+        if fit is not None and fit.best is not None and len(rows) > 1:
+            grid = np.geomspace(rows["size"].min(), rows["size"].max(), 100)
+            ax.plot(grid, fit.best.predict(grid), linestyle="--", color=color, linewidth=1, alpha=0.8)
+    ax.set_xscale("log")
+    sizes = analysis.sizes
+    if sizes:
+        ax.set_xticks(sizes, [str(s) for s in sizes])
+        ax.minorticks_off()
+    ax.set_xlabel("training items (log scale)")
+    ax.set_ylabel(_metric_label(analysis.primary_metric))
+    ax.set_title(f"Learning curves: mean and {confidence:.0%} CI over seeds")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right")
+    return fig
+
+
+def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
+    """Contextual's mean curve against each baseline's full-data score, with the matching size and its CI."""
+    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    drawn_curve = False
+    for eff in efficiency:
+        if not drawn_curve and eff.sizes:
+            ax.plot(
+                eff.sizes, eff.curve, marker="o", color=_color(eff.embedding), label=f"{eff.embedding} (mean)"
+            )
+            drawn_curve = True
+        if not math.isfinite(eff.target):
+            continue
+        color = _color(eff.baseline)
+        ax.axhline(
+            eff.target, color=color, linestyle=":", label=f"{eff.baseline} with all {eff.full_size} items"
+        )
+        if math.isfinite(eff.size_needed) and eff.status in ("matches", "bound"):
+            if math.isfinite(eff.ratio_lo) and math.isfinite(eff.ratio_hi) and eff.ratio_lo > 0:
+                left = eff.full_size / eff.ratio_hi
+                right = eff.full_size / eff.ratio_lo
+                ax.plot([left, right], [eff.target, eff.target], color=color, linewidth=6, alpha=0.3)
+            marker = "<" if eff.status == "bound" else "D"
+            ax.plot(
+                [eff.size_needed], [eff.target], marker=marker, color=color, markersize=9, linestyle="none"
+            )
+            prefix = "≥ " if eff.status == "bound" else ""
+            ax.annotate(
+                f"{eff.embedding} needs 1/{prefix}{eff.ratio:.1f}",
+                (eff.size_needed, eff.target),
+                textcoords="offset points",
+                xytext=(6, 6),
+                color=color,
+            )
+        elif eff.status == "never":
+            ax.annotate(
+                f"never matches {eff.baseline}",
+                (eff.full_size, eff.target),
+                textcoords="offset points",
+                xytext=(-110, 6),
+                color=color,
+            )
+    ax.set_xscale("log")
+    ax.set_xlabel("training items (log scale)")
+    ax.set_ylabel("score")
+    ax.set_title("Data efficiency: where contextual matches full-data baselines")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right")
+    return fig
+
+
+def plot_extrapolation(
+    fits: Mapping[str, LearningCurveFit], extrapolations: Sequence[Extrapolation], max_factor: float = 4.0
+) -> Figure:
+    """Observed means and fitted curves extended to ``max_factor`` × the largest size, with the target."""
+    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    largest = max((max(f.sizes) for f in fits.values() if f.sizes), default=1)
+    right = largest * max_factor
+    for name, fit in fits.items():
+        color = _color(name)
+        if fit.sizes:
+            ax.plot(
+                fit.sizes,
+                fit.mean_scores,
+                marker="o",
+                linestyle="none",
+                color=color,
+                label=f"{name} (observed)",
+            )
+        if fit.best is not None and fit.sizes:
+            grid = np.geomspace(min(fit.sizes), right, 200)
+            label = f"{name}: {fit.best.model} fit"
+            ax.plot(grid, fit.best.predict(grid), color=color, linestyle="--", label=label)
+    for x in extrapolations:
+        if not math.isfinite(x.target):
+            continue
+        ax.axhline(x.target, color="black", linestyle=":", linewidth=1)
+        if x.status == "extrapolated" and math.isfinite(x.items_needed) and x.items_needed <= right:
+            style = "-" if x.reliable else (0, (2, 2))
+            ax.axvline(x.items_needed, color=_color(x.embedding), linestyle=style, linewidth=1)
+    if extrapolations:
+        ax.annotate(
+            "target: contextual full-data score − acceptable loss",
+            (largest, extrapolations[0].target),
+            textcoords="offset points",
+            xytext=(-160, 5),
+            fontsize=8,
+        )
+    ax.axvspan(largest, right, color="grey", alpha=0.08)
+    ax.set_xscale("log")
+    ax.set_xlabel("training items (log scale; shaded: extrapolated)")
+    ax.set_ylabel("score")
+    ax.set_title("Learning-curve extrapolation")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def plot_costs(costs: CostComparison) -> Figure:
+    """Horizontal bars per embedding for the main costs (log scale: contextual is often 10-100× dearer)."""
+    shown = [
+        (col, label, unit)
+        for col, label, unit in COST_COLUMNS
+        if col in ("latency_ms_per_item", "train_seconds", "peak_memory_mb", "embedding_mb")
+        and costs.table[col].notna().any()
+    ]
+    fig = Figure(figsize=(7.0, 1.2 + 1.4 * max(len(shown), 1)), layout="constrained")
+    if not shown:
+        ax = fig.add_subplot()
+        ax.text(0.5, 0.5, "no cost measurements in this run", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    names = [n for n in EMBEDDING_ORDER if n in costs.table.index] + [
+        n for n in costs.table.index if n not in EMBEDDING_ORDER
+    ]
+    for ax, (col, label, unit) in zip(axes, shown, strict=True):
+        values = costs.table.loc[names, col].astype(float)
+        ax.barh(names, values.fillna(0), color=[_color(n) for n in names])
+        for y, value in enumerate(values):
+            if pd.notna(value):
+                ax.annotate(
+                    f"{value:.3g}", (value, y), textcoords="offset points", xytext=(3, -3), fontsize=8
+                )
+        if (values > 0).all() and values.max() / values.min() > 20:
+            ax.set_xscale("log")
+        ax.set_title(f"{label} [{unit}]", fontsize=9, loc="left")
+        ax.margins(x=0.15)
+    return fig
+
+
+def plot_difficulty_gaps(slices: pd.DataFrame | None) -> Figure | None:
+    """The difficulty module's gap figure when it is installed; None otherwise (render the table instead)."""
+    if slices is None or slices.empty:
+        return None
+    try:
+        from advisor.difficulty import plot_gaps
+    except ImportError:
+        return None
+    return plot_gaps(slices)

@@ -1,0 +1,235 @@
+"""Write the run report: one self-contained HTML file and a markdown twin, from Jinja2 templates.
+
+The HTML inlines its figures as base64 PNG and its CSS, so it can be mailed or logged to MLflow and
+opened anywhere offline. The markdown links the same figures as files in ``figures/`` next to it
+(markdown viewers rarely show data URIs).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import io
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from matplotlib.figure import Figure
+
+from advisor.analysis import Analysis
+from advisor.plots import (
+    plot_costs,
+    plot_data_efficiency,
+    plot_difficulty_gaps,
+    plot_extrapolation,
+    plot_learning_curves,
+)
+from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, recommend
+
+__all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
+
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+#: Section headings, in order, shared by both templates (and checked by the tests).
+SECTIONS: tuple[str, ...] = (
+    "Verdict",
+    "Learning curves",
+    "Data efficiency",
+    "Learning-curve extrapolation",
+    "Costs",
+    "Difficulty slices",
+    "Dataset",
+    "Embeddings and encoder",
+    "Environment",
+    "Thresholds",
+)
+
+
+def _num(value: Any, spec: str = ".3f") -> str:
+    """Format a number; NaN/None/inf read as a dash or '∞' rather than 'nan'."""
+    if value is None:
+        return "–"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(number):
+        return "–"
+    if math.isinf(number):
+        return "∞" if number > 0 else "−∞"
+    return format(number, spec)
+
+
+def _md(value: Any) -> str:
+    """Make text safe inside a markdown table cell."""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = _num
+    env.filters["md"] = _md
+    return env
+
+
+def _png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return buffer.getvalue()
+
+
+def _figures(analysis: Analysis, rec: Recommendation) -> dict[str, dict[str, Any]]:
+    """Every figure of the report as PNG bytes with a caption; absent figures are left out."""
+    figures: dict[str, tuple[Figure | None, str]] = {
+        "learning_curves": (
+            plot_learning_curves(analysis, rec.fits, rec.thresholds.confidence),
+            "Mean score per training size with the t-interval over seeds (band); dashed: fitted curves.",
+        ),
+        "data_efficiency": (
+            plot_data_efficiency(rec.efficiency) if rec.efficiency else None,
+            "Contextual's mean curve against the full-data score of each baseline; "
+            "the thick bar spans the bootstrap interval of the matching size.",
+        ),
+        "extrapolation": (
+            plot_extrapolation(rec.fits, rec.extrapolations, rec.thresholds.max_extrapolation)
+            if rec.fits
+            else None,
+            "Fitted learning curves extended to "
+            f"{rec.thresholds.max_extrapolation:g}× the largest size (shaded); dotted: the target; "
+            "vertical lines: items needed (dashed when unreliable).",
+        ),
+        "costs": (
+            plot_costs(rec.costs) if rec.costs is not None else None,
+            "Costs per embedding at the largest training size (median over seeds).",
+        ),
+        "difficulty_gaps": (
+            plot_difficulty_gaps(analysis.slices),
+            "Score gaps on difficult vs easy evaluation items (bootstrap CI over sentences).",
+        ),
+    }
+    out: dict[str, dict[str, Any]] = {}
+    for name, (fig, caption) in figures.items():
+        if fig is None:
+            continue
+        png = _png(fig)
+        out[name] = {
+            "png": png,
+            "b64": base64.b64encode(png).decode("ascii"),
+            "file": f"figures/{name}.png",
+            "caption": caption,
+        }
+    return out
+
+
+def _cost_rows(rec: Recommendation) -> tuple[list[str], list[dict[str, Any]]]:
+    if rec.costs is None:
+        return [], []
+    table, ratios = rec.costs.table, rec.costs.ratios
+    names = list(table.index)
+    rows = []
+    for col, label, unit in COST_COLUMNS:
+        if not table[col].notna().any():
+            continue
+        spec = ",.0f" if col in ("n_params", "dim") else ".3g"
+        rows.append(
+            {
+                "label": label,
+                "unit": unit,
+                "values": [_num(table.loc[n, col], spec) for n in names],
+                "ratios": [
+                    _num(ratios.loc[p, col], ".1f") + "×"
+                    if p in ratios.index and pd.notna(ratios.loc[p, col])
+                    else "–"
+                    for p in ("contextual/static", "contextual/random")
+                ],
+            }
+        )
+    return names, rows
+
+
+def _slice_table(slices: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """The gap table at its largest size, for when the difficulty figure is not available."""
+    if slices is None or slices.empty:
+        return []
+    at = slices[slices["size"] == slices["size"].max()]
+    return at.to_dict("records")
+
+
+def _context(
+    analysis: Analysis, rec: Recommendation, figures: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    names, cost_rows = _cost_rows(rec)
+    embeddings = analysis.embeddings.to_dict("records") if analysis.embeddings is not None else []
+    env = dict(analysis.environment or {})
+    libraries = env.pop("libraries", None) or {}
+    return {
+        "title": f"advisor report: {analysis.dataset.get('name', 'dataset')} ({analysis.task})",
+        "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "analysis": analysis,
+        "rec": rec,
+        "sections": SECTIONS,
+        "figures": figures,
+        "metric_label": {"f1": "strict IOB2 entity micro-F1", "accuracy": "accuracy"}.get(
+            analysis.primary_metric, analysis.primary_metric
+        ),
+        "cost_names": names,
+        "cost_rows": cost_rows,
+        "cost_size": rec.costs.size if rec.costs is not None else None,
+        "slice_rows": _slice_table(analysis.slices),
+        "has_gap_figure": "difficulty_gaps" in figures,
+        "dataset_items": [(k, v) for k, v in analysis.dataset.items() if k != "labels"],
+        "labels": list(analysis.dataset.get("labels") or []),
+        "embedding_rows": embeddings,
+        "params_items": list((analysis.params or {}).items()),
+        "environment_items": list(env.items()),
+        "library_items": sorted(libraries.items()),
+        "threshold_items": list(rec.thresholds.to_dict().items()),
+        "budget_text": rec.thresholds.budget_text(rec.full_size),
+    }
+
+
+def render_report(
+    analysis: Analysis, rec: Recommendation, figures: Mapping[str, Mapping[str, Any]]
+) -> tuple[str, str]:
+    """HTML and markdown text of the report (figures must already be rendered)."""
+    env = _environment()
+    context = _context(analysis, rec, figures)
+    return env.get_template("report.html.j2").render(context), env.get_template("report.md.j2").render(
+        context
+    )
+
+
+def write_report(
+    analysis: Analysis,
+    out_dir: str | Path,
+    thresholds: Thresholds | None = None,
+    *,
+    recommendation: Recommendation | None = None,
+) -> tuple[Path, Path]:
+    """Judge ``analysis`` with :func:`advisor.verdict.recommend` and write ``report.html`` + ``report.md``.
+
+    Figures are also written to ``out_dir/figures/`` (the markdown links them). Pass ``recommendation``
+    when the caller already has it, so the report shows exactly the verdict the caller printed.
+    Returns both paths.
+    """
+    rec = recommendation if recommendation is not None else recommend(analysis, thresholds)
+    out = Path(out_dir)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    figures = _figures(analysis, rec)
+    for figure in figures.values():
+        (out / figure["file"]).write_bytes(figure["png"])
+    html, markdown = render_report(analysis, rec, figures)
+    html_path, md_path = out / "report.html", out / "report.md"
+    html_path.write_text(html, encoding="utf-8")
+    md_path.write_text(markdown, encoding="utf-8")
+    return html_path, md_path

@@ -1,0 +1,111 @@
+"""The cost side: what each embedding costs to train, store and serve, and contextual's multiples.
+
+Serving cost per item is featurization (the encoder forward pass for contextual, a table lookup for
+static/random) plus the downstream model; the trainers time only the downstream model, so the two
+are added here. Featurization timings come from the run's embedding table and are optimistic when
+the feature cache was warm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from advisor.analysis import Analysis
+
+__all__ = ["COST_COLUMNS", "CostComparison", "compare_costs"]
+
+#: Cost columns of the comparison table: (column, label, unit); lower is cheaper for every one.
+COST_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("latency_ms_per_item", "serving latency (featurize + model)", "ms/item"),
+    ("featurize_ms_per_item", "featurization", "ms/item"),
+    ("inference_ms_per_item", "downstream model inference", "ms/item"),
+    ("train_seconds", "training time (full data)", "s"),
+    ("featurize_seconds", "featurization time (whole run)", "s"),
+    ("peak_memory_mb", "peak memory", "MB"),
+    ("embedding_mb", "embedding table / model size", "MB"),
+    ("n_params", "downstream parameters", "count"),
+    ("dim", "embedding dimension", "d"),
+)
+
+
+@dataclass
+class CostComparison:
+    """Per-embedding costs at the largest training size (median over seeds) and contextual's ratios."""
+
+    table: pd.DataFrame  # index: embedding; columns: COST_COLUMNS names + items_per_s, epochs
+    ratios: pd.DataFrame  # index: "contextual/static", "contextual/random"; same cost columns
+    size: int
+
+    def value(self, embedding: str, column: str) -> float:
+        if embedding not in self.table.index or column not in self.table.columns:
+            return math.nan
+        return float(self.table.loc[embedding, column])
+
+    def ratio(self, pair: str, column: str) -> float:
+        if pair not in self.ratios.index or column not in self.ratios.columns:
+            return math.nan
+        return float(self.ratios.loc[pair, column])
+
+    def to_dict(self) -> dict[str, Any]:
+        def clean(frame: pd.DataFrame) -> dict[str, dict[str, float | None]]:
+            return {
+                str(i): {c: (None if pd.isna(v) else float(v)) for c, v in row.items()}
+                for i, row in frame.iterrows()
+            }
+
+        return {"size": self.size, "table": clean(self.table), "ratios": clean(self.ratios)}
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    return frame[name].astype(float) if name in frame.columns else pd.Series(np.nan, index=frame.index)
+
+
+def compare_costs(analysis: Analysis) -> CostComparison:
+    """Medians over seeds at the largest size, joined with the per-embedding featurization facts."""
+    size = analysis.full_size
+    cells = analysis.curves[analysis.curves["size"] == size]
+    names = analysis.embedding_names
+    per_cell = pd.DataFrame(
+        {
+            "embedding": cells["embedding"],
+            "inference_ms_per_item": _column(cells, "inference_ms_per_item"),
+            "train_seconds": _column(cells, "train_seconds"),
+            "peak_memory_mb": _column(cells, "peak_memory_mb"),
+            "n_params": _column(cells, "n_params"),
+            "epochs": _column(cells, "epochs"),
+        }
+    )
+    table = per_cell.groupby("embedding").median().reindex(names)
+    emb = analysis.embeddings
+    if emb is not None and len(emb) and "embedding" in emb.columns:
+        facts = emb.drop_duplicates("embedding").set_index("embedding").reindex(names)
+        per_s = _column(facts, "featurize_items_per_s")
+        table["featurize_ms_per_item"] = np.where(per_s > 0, 1000.0 / per_s, np.nan)
+        table["featurize_seconds"] = _column(facts, "featurize_seconds")
+        table["embedding_mb"] = _column(facts, "embedding_bytes") / 1e6
+        table["dim"] = _column(facts, "dim")
+    else:
+        for name in ("featurize_ms_per_item", "featurize_seconds", "embedding_mb", "dim"):
+            table[name] = np.nan
+    # Serving latency: featurization (when measured) plus the downstream model.
+    table["latency_ms_per_item"] = table["inference_ms_per_item"] + table["featurize_ms_per_item"].fillna(0.0)
+    table["items_per_s"] = np.where(
+        table["latency_ms_per_item"] > 0, 1000.0 / table["latency_ms_per_item"], np.nan
+    )
+    order = [c for c, _, _ in COST_COLUMNS] + ["items_per_s", "epochs"]
+    table = table[order]
+    table.index.name = "embedding"
+
+    ratio_rows = {}
+    for cheap in ("static", "random"):
+        if "contextual" in table.index and cheap in table.index:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio_rows[f"contextual/{cheap}"] = table.loc["contextual"] / table.loc[cheap]
+    ratios = pd.DataFrame(ratio_rows).T if ratio_rows else pd.DataFrame(columns=order)
+    ratios = ratios.replace([np.inf, -np.inf], np.nan)
+    return CostComparison(table=table, ratios=ratios, size=size)

@@ -1,0 +1,492 @@
+"""The verdict: one function that the CLI, the report and the app all call.
+
+The decision reads the full-data score gaps with their intervals over seeds against the score loss
+the user accepts, then asks whether labelling more data would let a cheap embedding catch up within
+the user's budget. It never says more than the intervals allow: when an interval straddles the
+acceptable loss the verdict is "inconclusive", whatever the point estimates suggest.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+import pandas as pd
+
+from advisor.analysis import Analysis
+from advisor.errors import ConfigError
+from advisor.verdict._cost import CostComparison, compare_costs
+from advisor.verdict._efficiency import DataEfficiency, ScoreGap, data_efficiency, score_gaps
+from advisor.verdict._fit import Extrapolation, LearningCurveFit, extrapolate, fit_learning_curve
+
+__all__ = [
+    "VERDICTS",
+    "Recommendation",
+    "SliceFinding",
+    "Thresholds",
+    "recommend",
+    "slice_findings",
+]
+
+USE_CONTEXTUAL = "use contextual"
+STATIC_ENOUGH = "static is enough"
+RANDOM_ENOUGH = "random is enough"
+LABEL_MORE = "label more data instead"
+INCONCLUSIVE = "inconclusive"
+VERDICTS: tuple[str, ...] = (USE_CONTEXTUAL, STATIC_ENOUGH, RANDOM_ENOUGH, LABEL_MORE, INCONCLUSIVE)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What the user is willing to trade; every default is stated here and in the report.
+
+    - ``acceptable_loss``: score (on the [0, 1] scale) you accept to lose for a cheaper embedding;
+      0.01 = one F1/accuracy point. A cheap embedding is "enough" only when the *upper* end of the
+      interval of its gap to every costlier embedding is within this loss.
+    - ``latency_budget_ms``: serving latency per item (featurization + model) you can afford; None = no limit.
+    - ``label_cost``: money per labelled item, to price the "label more" option (and convert a money budget).
+    - ``labelling_budget_items`` / ``labelling_budget_money``: extra items you could label; when neither is
+      set the budget is as many items as the current training set (doubling it).
+    - Reliability rules: ``confidence`` of every interval; at least ``min_seeds`` seeds at full data and
+      ``min_sizes`` sizes for any verdict; extrapolations need ``min_fit_sizes`` sizes, R² ≥ ``min_fit_r2``,
+      a leave-the-largest-size-out error ≤ ``max_backtest_error`` and stay within ``max_extrapolation`` × the
+      largest size.
+    """
+
+    acceptable_loss: float = 0.01
+    latency_budget_ms: float | None = None
+    label_cost: float | None = None
+    labelling_budget_items: int | None = None
+    labelling_budget_money: float | None = None
+    confidence: float = 0.95
+    min_seeds: int = 2
+    min_sizes: int = 2
+    min_fit_sizes: int = 4
+    min_fit_r2: float = 0.9
+    max_backtest_error: float = 0.02
+    max_extrapolation: float = 4.0
+    n_boot: int = 2000
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.acceptable_loss < 1:
+            raise ConfigError(
+                f"acceptable loss must be in [0, 1) (score scale), got {self.acceptable_loss}",
+                hint="0.01 means one F1/accuracy point",
+                code="E602",
+            )
+        if not 0.5 <= self.confidence < 1:
+            raise ConfigError(f"confidence must be in [0.5, 1), got {self.confidence}", code="E602")
+        for name in ("latency_budget_ms", "label_cost", "labelling_budget_items", "labelling_budget_money"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ConfigError(f"{name} must not be negative, got {value}", code="E602")
+        if self.labelling_budget_money is not None and not self.label_cost:
+            raise ConfigError(
+                "a labelling budget in money needs the cost of labelling one item",
+                hint="also pass --label-cost (money per item)",
+                code="E603",
+            )
+        if self.min_seeds < 2:
+            raise ConfigError("min_seeds must be at least 2: one seed gives no interval", code="E602")
+        if self.max_extrapolation < 1:
+            raise ConfigError(f"max_extrapolation must be ≥ 1, got {self.max_extrapolation}", code="E602")
+
+    def labelling_budget(self, full_size: int) -> float:
+        """Extra labelled items affordable: the tightest of the items and money budgets (default: full_size)."""
+        budgets: list[float] = []
+        if self.labelling_budget_items is not None:
+            budgets.append(float(self.labelling_budget_items))
+        if self.labelling_budget_money is not None and self.label_cost:
+            budgets.append(self.labelling_budget_money / self.label_cost)
+        return min(budgets) if budgets else float(full_size)
+
+    def budget_text(self, full_size: int) -> str:
+        items = self.labelling_budget(full_size)
+        explicit = self.labelling_budget_items is not None or self.labelling_budget_money is not None
+        text = f"{items:,.0f} extra items" + ("" if explicit else " (default: doubling the training set)")
+        if self.label_cost:
+            text += f", ≈ {items * self.label_cost:,.2f} at {self.label_cost:g} per item"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass
+class SliceFinding:
+    """Whether the gap of ``pair`` differs between difficult and easy items for one difficulty metric."""
+
+    metric: str
+    pair: str
+    size: int
+    gap_difficult: float
+    gap_easy: float
+    difference: float  # gap_difficult - gap_easy
+    lo: float
+    hi: float
+    n_difficult: int
+    n_easy: int
+    carried_by: str  # "difficult" | "easy" | "unclear"
+
+    def describe(self) -> str:
+        a, b = self.pair.split("-", 1)
+        gaps = (
+            f"{a}-minus-{b} gap {_pts(self.gap_difficult)} on {self.n_difficult} difficult vs "
+            f"{_pts(self.gap_easy)} on {self.n_easy} easy items"
+        )
+        ci = f"difference {_pts(self.difference)}, CI {_pts(self.lo)} to {_pts(self.hi)}"
+        if self.carried_by == "difficult":
+            return f"{self.metric}: the gap is carried by difficult items ({gaps}; {ci})."
+        if self.carried_by == "easy":
+            return f"{self.metric}: the gap is larger on easy items ({gaps}; {ci})."
+        return f"{self.metric}: no clear difference between difficult and easy items ({gaps}; {ci})."
+
+
+def slice_findings(
+    slices: pd.DataFrame | None, pairs: tuple[str, ...] = ("contextual-static", "contextual-random")
+) -> list[SliceFinding]:
+    """Read the difficulty gap table at its largest size: which slices carry each pair's gap."""
+    if slices is None or slices.empty:
+        return []
+    findings: list[SliceFinding] = []
+    size = int(slices["size"].max())
+    at = slices[slices["size"] == size]
+    for pair in pairs:
+        rows = at[at["pair"] == pair]
+        for metric in dict.fromkeys(rows["metric"]):
+            by_slice = rows[rows["metric"] == metric].set_index("slice")
+            if "difficult-minus-easy" not in by_slice.index:
+                continue
+            diff = by_slice.loc["difficult-minus-easy"]
+            hard = by_slice.loc["difficult"] if "difficult" in by_slice.index else None
+            easy = by_slice.loc["easy"] if "easy" in by_slice.index else None
+            lo, hi = float(diff["gap_lo"]), float(diff["gap_hi"])
+            carried = "difficult" if lo > 0 else "easy" if hi < 0 else "unclear"
+            findings.append(
+                SliceFinding(
+                    metric=str(metric),
+                    pair=pair,
+                    size=size,
+                    gap_difficult=float(hard["gap"]) if hard is not None else math.nan,
+                    gap_easy=float(easy["gap"]) if easy is not None else math.nan,
+                    difference=float(diff["gap"]),
+                    lo=lo,
+                    hi=hi,
+                    n_difficult=int(hard["n_items"]) if hard is not None else 0,
+                    n_easy=int(easy["n_items"]) if easy is not None else 0,
+                    carried_by=carried,
+                )
+            )
+    return findings
+
+
+@dataclass
+class Recommendation:
+    """The verdict, the sentences that led there, and every number behind them."""
+
+    verdict: str
+    headline: str
+    reasons: list[str]
+    thresholds: Thresholds
+    task: str
+    primary_metric: str
+    full_size: int
+    sizes: list[int]
+    n_seeds: int
+    gaps: list[ScoreGap] = field(default_factory=list)
+    efficiency: list[DataEfficiency] = field(default_factory=list)
+    fits: dict[str, LearningCurveFit] = field(default_factory=dict)
+    extrapolations: list[Extrapolation] = field(default_factory=list)
+    costs: CostComparison | None = None
+    slices: list[SliceFinding] = field(default_factory=list)
+    caveats: list[str] = field(default_factory=list)
+
+    @property
+    def carrying_slices(self) -> list[SliceFinding]:
+        """Difficulty slices on which contextual's advantage is significantly larger."""
+        return [s for s in self.slices if s.carried_by == "difficult"]
+
+    def gap(self, pair: str) -> ScoreGap | None:
+        return next((g for g in self.gaps if g.pair == pair), None)
+
+    def summary_lines(self) -> list[str]:
+        """Plain lines for the terminal: verdict, reasons, caveats, thresholds."""
+        lines = [f"Verdict: {self.verdict.upper()}", self.headline, ""]
+        lines += [f"- {reason}" for reason in self.reasons]
+        if self.carrying_slices:
+            lines.append("")
+            lines.append("Difficulty slices carrying the gap:")
+            lines += [f"- {s.describe()}" for s in self.carrying_slices]
+        if self.caveats:
+            lines.append("")
+            lines += [f"! {c}" for c in self.caveats]
+        t = self.thresholds
+        lines.append("")
+        latency = "none" if t.latency_budget_ms is None else f"{t.latency_budget_ms:g} ms/item"
+        lines.append(
+            f"Thresholds: acceptable loss {_mag(t.acceptable_loss)}, latency budget {latency}, "
+            f"labelling budget {t.budget_text(self.full_size)}, {t.confidence:.0%} intervals, "
+            f"extrapolation ≤ {t.max_extrapolation:g}×."
+        )
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe (NaN and inf become None) for MLflow ``log_dict`` and the app."""
+        return _jsonable(
+            {
+                "verdict": self.verdict,
+                "headline": self.headline,
+                "reasons": self.reasons,
+                "caveats": self.caveats,
+                "thresholds": self.thresholds.to_dict(),
+                "task": self.task,
+                "primary_metric": self.primary_metric,
+                "full_size": self.full_size,
+                "sizes": self.sizes,
+                "n_seeds": self.n_seeds,
+                "gaps": [g.to_dict() for g in self.gaps],
+                "efficiency": [e.to_dict() for e in self.efficiency],
+                "fits": {k: f.to_dict() for k, f in self.fits.items()},
+                "extrapolations": [e.to_dict() for e in self.extrapolations],
+                "costs": self.costs.to_dict() if self.costs is not None else None,
+                "slices": [asdict(s) for s in self.slices],
+            }
+        )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
+        return _jsonable(value.item())
+    return value
+
+
+def _pts(score: float) -> str:
+    """Score difference in points (0.034 -> '3.4 pts')."""
+    return "n/a" if not math.isfinite(score) else f"{100 * score:+.1f} pts".replace("+0.0 ", "0.0 ")
+
+
+def _mag(score: float) -> str:
+    """A score amount in points, unsigned (0.01 -> '1.0 pts')."""
+    return f"{100 * score:.1f} pts"
+
+
+def _at_most(subject: str, upper: float, confidence: float) -> str:
+    """How much better a costlier embedding can be, from the upper end of its gap interval."""
+    if upper <= 0:
+        return f"{subject} no higher (upper {confidence:.0%} bound of the gap {_pts(upper)})"
+    return f"{subject} higher by at most {_mag(upper)} (upper {confidence:.0%} bound)"
+
+
+def _gap_text(gap: ScoreGap) -> str:
+    ci = f" ({gap.confidence:.0%} CI {_pts(gap.lo)} to {_pts(gap.hi)}, {gap.method}, n={gap.n_seeds})"
+    if not gap.has_interval:
+        ci = f" (no interval: {gap.method})"
+    return (
+        f"At full data ({gap.size} items) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
+        f"gap {_pts(gap.gap)}{ci}."
+    )
+
+
+def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recommendation:
+    """Decide between "use contextual", "static is enough", "random is enough", "label more data instead"
+    and "inconclusive", with the reasons, numbers and thresholds that led there."""
+    t = thresholds if thresholds is not None else Thresholds()
+    names = analysis.embedding_names
+    full = analysis.full_size
+    at_full = analysis.curves[analysis.curves["size"] == full]
+    seeds_at_full = at_full.groupby("embedding")["seed"].nunique().reindex(names).fillna(0).astype(int)
+    n_seeds = int(seeds_at_full.min()) if len(seeds_at_full) else 0
+    rec = Recommendation(
+        verdict=INCONCLUSIVE,
+        headline="",
+        reasons=[],
+        thresholds=t,
+        task=analysis.task,
+        primary_metric=analysis.primary_metric,
+        full_size=full,
+        sizes=analysis.sizes,
+        n_seeds=n_seeds,
+    )
+    if len(analysis.curves):
+        rec.costs = compare_costs(analysis)
+    rec.slices = slice_findings(analysis.slices)
+
+    # Evidence gates: without these, any verdict would be stronger than the data.
+    problems: list[str] = []
+    if "contextual" not in names:
+        problems.append("the run has no finished contextual cell, so there is nothing to weigh it against")
+    elif len(names) < 2:
+        problems.append("the run has only the contextual embedding, so there is nothing to compare it with")
+    if len(analysis.sizes) < t.min_sizes:
+        problems.append(f"only {len(analysis.sizes)} training size(s) finished (need {t.min_sizes})")
+    thin = [f"{e} ({n})" for e, n in seeds_at_full.items() if n < t.min_seeds]
+    if thin:
+        problems.append(
+            f"too few seeds at full data for an interval: {', '.join(thin)} (need {t.min_seeds} per embedding)"
+        )
+    if analysis.status not in (None, "FINISHED"):
+        rec.caveats.append(f"the run's status is {analysis.status}: some cells may be missing")
+    if problems:
+        rec.headline = "Inconclusive: " + "; ".join(problems) + "."
+        rec.reasons = [p[0].upper() + p[1:] + "." for p in problems]
+        return rec
+
+    rec.gaps = score_gaps(analysis, confidence=t.confidence)
+    gaps = {g.pair: g for g in rec.gaps}
+    loss = t.acceptable_loss
+    for b in ("static", "random"):
+        if b in names:
+            rec.efficiency.append(
+                data_efficiency(analysis, "contextual", b, n_boot=t.n_boot, confidence=t.confidence)
+            )
+    cs = gaps.get("contextual-static") or gaps.get("contextual-random")
+    target = cs.score_a - loss  # what a cheap embedding must reach to be "as good" as contextual
+    for name in names:
+        rec.fits[name] = fit_learning_curve(analysis, name)
+    for cheap in ("static", "random"):
+        if cheap in names:
+            matrix = analysis.score_matrix(cheap)
+            observed = float(matrix.loc[full].mean()) if full in matrix.index else None
+            rec.extrapolations.append(
+                extrapolate(
+                    rec.fits[cheap],
+                    target,
+                    full,
+                    observed_full=observed,
+                    max_factor=t.max_extrapolation,
+                    min_sizes=t.min_fit_sizes,
+                    min_r2=t.min_fit_r2,
+                    max_backtest_error=t.max_backtest_error,
+                )
+            )
+
+    reasons = [_gap_text(g) for g in rec.gaps]
+    reasons.append(
+        f"You accept losing up to {_mag(loss)}: a cheaper embedding is enough only if the upper end of "
+        "every interval of its gap to a costlier one stays within that."
+    )
+    reasons += [e.describe() for e in rec.efficiency]
+
+    def enough(cheap: str) -> bool:
+        costlier = [g for g in rec.gaps if g.b == cheap]
+        return bool(costlier) and all(g.has_interval and g.hi <= loss for g in costlier)
+
+    best_cheap = cs.b
+    if "random" in names and enough("random"):
+        rec.verdict = RANDOM_ENOUGH
+        worst = max(g.hi for g in rec.gaps if g.b == "random")
+        rec.headline = (
+            f"Random embeddings are enough: {_at_most('costlier embeddings score', worst, t.confidence)}, "
+            f"within the {_mag(loss)} you accept to lose."
+        )
+    elif "static" in names and enough("static"):
+        rec.verdict = STATIC_ENOUGH
+        g = gaps["contextual-static"]
+        rec.headline = (
+            f"Static embeddings are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
+            f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose."
+        )
+    elif cs.has_interval and cs.lo > loss:
+        rec.verdict = USE_CONTEXTUAL
+        rec.headline = (
+            f"Use contextual embeddings: they beat {best_cheap} by {_pts(cs.gap)} "
+            f"({t.confidence:.0%} CI {_pts(cs.lo)} to {_pts(cs.hi)}), more than the {_mag(loss)} you accept to lose."
+        )
+        budget = t.labelling_budget(full)
+        catch_up = [
+            x
+            for x in rec.extrapolations
+            if x.status == "extrapolated"
+            and x.reliable
+            and x.extra_items <= budget
+            and x.embedding == best_cheap
+        ]
+        if catch_up:
+            x = catch_up[0]
+            rec.verdict = LABEL_MORE
+            cost = (
+                f" (≈ {x.extra_items * t.label_cost:,.2f} at {t.label_cost:g} per item)"
+                if t.label_cost
+                else ""
+            )
+            rec.headline = (
+                f"Label more data instead: {x.embedding} is predicted to come within {_mag(loss)} of contextual's "
+                f"full-data score with about {x.extra_items:,.0f} more labelled items{cost}, "
+                f"within your budget of {t.budget_text(full)}."
+            )
+    else:
+        rec.verdict = INCONCLUSIVE
+        if not cs.has_interval:
+            why = "no interval could be computed for the contextual gap"
+        else:
+            why = (
+                f"the {t.confidence:.0%} interval of contextual's advantage over {best_cheap} "
+                f"({_pts(cs.lo)} to {_pts(cs.hi)}) straddles the {_mag(loss)} you accept to lose"
+            )
+        rec.headline = f"Inconclusive: {why}; more seeds (or a larger evaluation set) would narrow it."
+
+    # Extrapolations and costs support every verdict; they are reported whatever was decided.
+    reasons += [x.describe() for x in rec.extrapolations]
+    if rec.verdict in (USE_CONTEXTUAL, LABEL_MORE, INCONCLUSIVE):
+        budget_line = f"Labelling budget considered: {t.budget_text(full)}."
+        reasons.append(budget_line)
+    reasons += _cost_sentences(rec.costs, t, rec)
+    if rec.carrying_slices:
+        metrics = ", ".join(sorted({s.metric for s in rec.carrying_slices}))
+        reasons.append(f"Contextual's advantage is significantly larger on difficult items for: {metrics}.")
+    elif rec.slices:
+        reasons.append(
+            "No difficulty metric shows contextual's advantage significantly concentrated on difficult items."
+        )
+    if len(analysis.sizes) < t.min_fit_sizes:
+        rec.caveats.append(
+            f"only {len(analysis.sizes)} training sizes: learning-curve extrapolations are not trusted "
+            f"(need {t.min_fit_sizes}), so the 'label more data' option could not be assessed"
+        )
+    rec.reasons = reasons
+    return rec
+
+
+def _cost_sentences(costs: CostComparison | None, t: Thresholds, rec: Recommendation) -> list[str]:
+    if costs is None:
+        return []
+    out: list[str] = []
+    for pair in ("contextual/static", "contextual/random"):
+        lat = costs.ratio(pair, "latency_ms_per_item")
+        train = costs.ratio(pair, "train_seconds")
+        mem = costs.ratio(pair, "peak_memory_mb")
+        size = costs.ratio(pair, "embedding_mb")
+        parts = [
+            f"{label} {value:.1f}×"
+            for label, value in (
+                ("serving latency", lat),
+                ("training time", train),
+                ("peak memory", mem),
+                ("embedding size", size),
+            )
+            if math.isfinite(value)
+        ]
+        if parts:
+            out.append(f"Cost {pair.replace('/', ' vs ')}: " + ", ".join(parts) + ".")
+            break  # one comparison is enough for the reasons; the report has the full table
+    if t.latency_budget_ms is not None:
+        for name in costs.table.index:
+            latency = costs.value(name, "latency_ms_per_item")
+            if math.isfinite(latency) and latency > t.latency_budget_ms:
+                out.append(
+                    f"{name.capitalize()} is over your latency budget: {latency:.2f} > {t.latency_budget_ms:g} ms/item."
+                )
+        ctx = costs.value("contextual", "latency_ms_per_item")
+        if rec.verdict == USE_CONTEXTUAL and math.isfinite(ctx) and ctx > t.latency_budget_ms:
+            rec.caveats.append(
+                f"contextual is the better model but misses your latency budget ({ctx:.2f} > {t.latency_budget_ms:g} "
+                "ms/item): serve it on faster hardware or a smaller encoder, or accept the cheaper embedding's loss"
+            )
+    return out
