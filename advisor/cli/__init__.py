@@ -15,6 +15,9 @@ from advisor.errors import AdvisorError
 
 # Importing a command module registers its command on ``app``.
 from advisor.cli import inspect as _inspect  # noqa: F401  isort: skip
+from advisor.cli import metrics as _metrics  # noqa: F401  isort: skip
+from advisor.cli import run as _run  # noqa: F401  isort: skip
+from advisor.cli import report as _report  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

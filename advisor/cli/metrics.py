@@ -1,0 +1,110 @@
+"""``advisor metrics FILE --task ner|classify``: difficulty metric distributions and slice sizes, no training.
+
+Metrics are scored on the evaluation (test) split against the train split, exactly as the gap
+analysis of ``advisor run`` scores them, so the slice sizes printed here are the ones it will use.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from advisor.cli._app import app, console, err_console
+from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.difficulty import LEVELS, PartitionRule, item_metrics, summarize_metrics
+from advisor.errors import ConfigError
+from advisor.registry import metrics as metric_registry
+
+__all__ = ["metrics_command", "render_metric_summary"]
+
+
+def _number(value: object) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    if isinstance(value, float):
+        return "inf" if value == float("inf") else f"{value:.3g}"
+    return str(value)
+
+
+def render_metric_summary(summary, title: str) -> Table:
+    """Rich table of :func:`advisor.difficulty.summarize_metrics` output, one column per metric."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    records = summary.to_dict("records")
+    for row in records:
+        table.add_column(row["metric"], justify="right")
+    statistics = [("min", "q0"), ("q25", "q25"), ("median", "q50"), ("q75", "q75"), ("q90", "q90")]
+    statistics += [("max", "q100"), ("mean (finite)", "mean_finite")]
+    for label, key in statistics:
+        table.add_row(label, *(_number(row.get(key)) for row in records))
+    table.add_row(
+        "tied at mode",
+        *(f"{r.get('share_modal', 0):.0%} at {_number(r.get('modal_value'))}" for r in records),
+    )
+    table.add_row("never seen (inf)", *(f"{r.get('share_inf', 0):.0%}" for r in records))
+    table.add_row(
+        "difficult if >=",
+        *(_number(r["threshold"]) if r["threshold"] is not None else "no split" for r in records),
+    )
+    table.add_row("difficult / easy", *(f"{r['n_difficult']:,} / {r['n_easy']:,}" for r in records))
+    return table
+
+
+@app.command("metrics")
+def metrics_command(
+    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
+    task: TaskOpt,
+    dev: DevOpt = None,
+    test: TestOpt = None,
+    text_col: TextColOpt = None,
+    label_col: LabelColOpt = None,
+    split_seed: SeedOpt = 0,
+    level: Annotated[
+        str | None, typer.Option("--level", help="NER unit: entity (default), token or sentence")
+    ] = None,
+    spacy_model: Annotated[
+        str | None, typer.Option("--spacy-model", help="spaCy pipeline for the parse metric (classify)")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="parse cache (default ~/.cache/advisor/parses)")
+    ] = None,
+    difficult_share: Annotated[
+        float, typer.Option("--difficult-share", help="target share of the difficult slice")
+    ] = 0.5,
+    out: Annotated[Path | None, typer.Option("--out", help="write the per-item table here (.csv)")] = None,
+) -> None:
+    """Difficulty metrics of the evaluation items: distributions, ties, unseen share, slice sizes."""
+    if level is not None and task in LEVELS and level not in LEVELS[task]:
+        raise ConfigError(
+            f"--level {level!r} is not available for --task {task}",
+            hint=f"choose one of: {', '.join(LEVELS[task])}",
+            code="E503",
+        )
+    started = time.perf_counter()
+    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    for warning in dict.fromkeys(splits.warnings):
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    loaded = time.perf_counter()
+    table = item_metrics(splits.train, splits.test, spacy_model, level=level, cache_dir=cache_dir)
+    summary = summarize_metrics(table, PartitionRule(target_share=difficult_share))
+    computed = time.perf_counter()
+    unit = {"entity": "entities", "token": "tokens"}.get(table.attrs["level"], "sentences")
+    title = (
+        f"{escape(str(data))}: {len(table):,} evaluation {unit} "
+        f"({len(splits.test):,} test vs {len(splits.train):,} train sentences, {splits.split_method})"
+    )
+    console.print(render_metric_summary(summary, title))
+    for name, line in zip(summary["metric"], summary["partition"], strict=True):
+        unit = metric_registry.meta(name).get("unit", "")
+        console.print(f"  {escape(line)} [dim](unit: {escape(unit)})[/]", highlight=False, soft_wrap=True)
+    if out is not None:
+        table.to_csv(out, index=False)
+        console.print(f"per-item table: {escape(str(out))}")
+    console.print(
+        f"[dim]read {loaded - started:.1f} s, metrics {computed - loaded:.1f} s[/]", highlight=False
+    )

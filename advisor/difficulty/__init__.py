@@ -1,0 +1,69 @@
+"""Linguistic difficulty of evaluation items, and where the contextual-embedding gap comes from.
+
+After Arora et al. (ACL 2020), section 3: each evaluation unit is scored for complexity of structure,
+ambiguity of word usage and unseen words (metrics registered in ``advisor.registry.metrics`` with
+``kind="difficulty"``); each metric splits the evaluation set into a difficult and an easy slice
+(:func:`partition`), and :func:`gap_analysis` compares embedding families on both slices with a
+sentence-level bootstrap. :func:`plot_gaps` draws the result.
+
+    items = item_metrics(train, evaluation)               # one row per entity / sentence
+    split = partition(items["ner_unseen"])                # masks + description
+    gaps = gap_analysis("ner", train, evaluation, predictions)
+"""
+
+from __future__ import annotations
+
+from advisor.difficulty._classify import (
+    classify_ambiguity,
+    classify_complexity,
+    classify_unseen,
+    label_entropy,
+    word_label_probabilities,
+)
+from advisor.difficulty._context import LEVELS, MetricContext
+from advisor.difficulty._gaps import FAMILIES, GAP_COLUMNS, PAIRS, SLICES, gap_analysis, item_correctness
+from advisor.difficulty._items import difficulty_metric_names, item_metrics
+from advisor.difficulty._ner import (
+    EntitySpan,
+    gold_entities,
+    ner_ambiguity,
+    ner_complexity,
+    ner_unseen,
+    recognised_exactly,
+)
+from advisor.difficulty._parse import DEFAULT_SPACY_MODEL, dependency_distance, parse_tokens
+from advisor.difficulty._partition import Partition, PartitionRule, partition
+from advisor.difficulty._plot import plot_gaps
+from advisor.difficulty._summary import summarize_metrics
+
+__all__ = [
+    "DEFAULT_SPACY_MODEL",
+    "FAMILIES",
+    "GAP_COLUMNS",
+    "LEVELS",
+    "PAIRS",
+    "SLICES",
+    "EntitySpan",
+    "MetricContext",
+    "Partition",
+    "PartitionRule",
+    "classify_ambiguity",
+    "classify_complexity",
+    "classify_unseen",
+    "dependency_distance",
+    "difficulty_metric_names",
+    "gap_analysis",
+    "gold_entities",
+    "item_correctness",
+    "item_metrics",
+    "label_entropy",
+    "ner_ambiguity",
+    "ner_complexity",
+    "ner_unseen",
+    "parse_tokens",
+    "partition",
+    "plot_gaps",
+    "recognised_exactly",
+    "summarize_metrics",
+    "word_label_probabilities",
+]

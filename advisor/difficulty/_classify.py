@@ -1,0 +1,110 @@
+"""Sentence-classification difficulty metrics (Arora et al. 2020, section 3), one value per sentence.
+
+- complexity: mean dependency-arc length of the sentence's parse (see :func:`dependency_distance`).
+- ambiguity: entropy (bits) of the sentence-average of p(label | word) estimated on training data.
+- unseen: share of the sentence's tokens that never occur in training.
+
+p(label | word) is smoothed towards the training label prior with one pseudo-count (a Dirichlet
+prior of strength ``alpha`` = 1 centred on the prior):
+
+    p(y | w) = (c(w, y) + alpha * p(y)) / (c(w) + alpha)
+
+where c(w, y) counts the occurrences of w in training sentences labelled y. The estimate never hits
+0 or 1 on one observation, works unchanged for two or many labels, and for a never-seen word
+(c(w) = 0) it *is* the prior: an unseen word adds no evidence, it pulls the average towards the
+label distribution of the training set. An empty sentence gets the entropy of the prior. Words are
+matched case-sensitively, as the other metrics do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from advisor.difficulty._context import MetricContext
+from advisor.difficulty._parse import dependency_distance
+from advisor.registry import metrics
+
+__all__ = [
+    "classify_ambiguity",
+    "classify_complexity",
+    "classify_unseen",
+    "label_entropy",
+    "word_label_probabilities",
+]
+
+ALPHA = 1.0
+
+
+def word_label_probabilities(
+    tokens: Sequence[Sequence[str]], labels: Sequence[str], alpha: float = ALPHA
+) -> tuple[dict[str, int], np.ndarray, np.ndarray, list[str]]:
+    """Smoothed p(label | word) from training data.
+
+    Returns ``(index, table, prior, label_names)``: ``table[index[w]]`` is p(. | w) and ``prior`` is
+    p(.), the row used for words not in ``index``.
+    """
+    label_names = sorted(set(labels))
+    label_index = {label: k for k, label in enumerate(label_names)}
+    index: dict[str, int] = {}
+    rows: list[int] = []
+    columns: list[int] = []
+    for sentence, label in zip(tokens, labels, strict=True):
+        k = label_index[label]
+        for word in sentence:
+            rows.append(index.setdefault(word, len(index)))
+            columns.append(k)
+    counts = np.zeros((len(index), len(label_names)))
+    np.add.at(counts, (np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)), 1.0)
+    prior = np.bincount([label_index[label] for label in labels], minlength=len(label_names)) / len(labels)
+    table = (counts + alpha * prior) / (counts.sum(axis=1, keepdims=True) + alpha)
+    return index, table, prior, label_names
+
+
+def _entropy_bits(distribution: np.ndarray) -> float:
+    positive = distribution[distribution > 0]
+    return float(-(positive * np.log2(positive)).sum())
+
+
+def label_entropy(
+    sentence: Sequence[str], index: dict[str, int], table: np.ndarray, prior: np.ndarray
+) -> float:
+    """Entropy in bits of mean_w p(. | w) over the sentence's tokens (prior for unseen words and empty input)."""
+    if not sentence:
+        return _entropy_bits(prior)
+    rows = [table[index[w]] if w in index else prior for w in sentence]
+    return _entropy_bits(np.mean(rows, axis=0))
+
+
+@metrics.register("classify_complexity", task="classify", kind="difficulty", property="complexity",
+                  unit="tokens per arc", higher_is_harder=True)  # fmt: skip
+def classify_complexity(context: MetricContext) -> np.ndarray:
+    """Mean dependency distance: complexity(s) = mean over non-root tokens t of |t.i - head(t).i|.
+
+    From a spaCy parse of the sentence's tokens (``spacy_model``, default en_core_web_sm); 0 for a
+    sentence without arcs.
+    """
+    return np.array([dependency_distance(doc) for doc in context.eval_docs], dtype=float)
+
+
+@metrics.register("classify_ambiguity", task="classify", kind="difficulty", property="ambiguity",
+                  unit="bits", higher_is_harder=True)  # fmt: skip
+def classify_ambiguity(context: MetricContext) -> np.ndarray:
+    """Label entropy: ambiguity(s) = H(mean_{w in s} p(. | w)) in bits.
+
+    p(y | w) = (c(w, y) + p(y)) / (c(w) + 1) on training data; unseen words contribute the prior p(.).
+    """
+    index, table, prior, _ = word_label_probabilities(context.train.tokens, context.train.labels)
+    return np.array([label_entropy(s, index, table, prior) for s in context.evaluation.tokens], dtype=float)
+
+
+@metrics.register("classify_unseen", task="classify", kind="difficulty", property="unseen",
+                  unit="share of tokens", higher_is_harder=True)  # fmt: skip
+def classify_unseen(context: MetricContext) -> np.ndarray:
+    """Unseen share: unseen(s) = |{t in s : count_train(t) = 0}| / |s|; 0 for an empty sentence."""
+    counts = context.train_token_counts
+    return np.array(
+        [sum(counts.get(t, 0) == 0 for t in s) / len(s) if s else 0.0 for s in context.evaluation.tokens],
+        dtype=float,
+    )

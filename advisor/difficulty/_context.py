@@ -1,0 +1,77 @@
+"""What every difficulty metric is computed from: the two corpora, the unit level and shared caches.
+
+Metrics are registered functions ``fn(context) -> np.ndarray`` (one value per unit of the table at
+``context.level``); the context computes training statistics and parses once, lazily, so that three
+metrics over the same corpora do not count or parse three times.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from advisor.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+    from advisor.data._corpus import Corpus
+
+__all__ = ["LEVELS", "MetricContext", "default_level"]
+
+LEVELS: dict[str, tuple[str, ...]] = {"ner": ("entity", "token", "sentence"), "classify": ("sentence",)}
+
+
+def default_level(task: str) -> str:
+    """Entities are the natural NER unit (the paper's span metric is per entity); sentences otherwise."""
+    return LEVELS[task][0]
+
+
+@dataclass
+class MetricContext:
+    """Inputs shared by the metrics of one table: training and evaluation corpus, level, parse options."""
+
+    train: Corpus
+    evaluation: Corpus
+    level: str
+    spacy_model: str | None = None
+    cache_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.train.task != self.evaluation.task:
+            raise InputError(
+                f"training data is {self.train.task!r} but evaluation data is {self.evaluation.task!r}",
+                hint="compute difficulty metrics on two splits of the same dataset",
+                code="E501",
+            )
+        if self.task not in LEVELS:
+            raise ConfigError(f"unknown task {self.task!r}", hint="choose one of: ner, classify", code="E502")
+        if self.level not in LEVELS[self.task]:
+            raise ConfigError(
+                f"level {self.level!r} is not available for task {self.task!r}",
+                hint=f"choose one of: {', '.join(LEVELS[self.task])}",
+                code="E503",
+            )
+        if len(self.train) == 0:
+            raise InputError(
+                "the training split is empty", hint="metrics need training statistics", code="E504"
+            )
+
+    @property
+    def task(self) -> str:
+        return self.train.task
+
+    @cached_property
+    def train_token_counts(self) -> Counter[str]:
+        """Exact-string (case-sensitive) token counts in the training split."""
+        return self.train.vocabulary()
+
+    @cached_property
+    def eval_docs(self) -> list[Doc]:
+        """Dependency parses of the evaluation tokens, from the on-disk cache when possible."""
+        from advisor.difficulty._parse import parse_tokens
+
+        return parse_tokens(self.evaluation.tokens, spacy_model=self.spacy_model, cache_dir=self.cache_dir)

@@ -1,0 +1,283 @@
+"""Is the contextual-vs-static (or -random) gap larger on difficult items than on easy ones?
+
+How a slice is scored (all scores in [0, 1]):
+
+- classification: accuracy on the slice's sentences.
+- NER, ``level="entity"`` (default): recall-style share of the slice's gold entities that the
+  prediction recognises *exactly* (same type and bounds under strict IOB2 decoding, as seqeval's
+  strict mode would extract it). Precision is undefined for a slice of gold entities: a spurious
+  predicted entity belongs to no gold entity's slice.
+- NER, ``level="token"``: tag accuracy on the slice's tokens (predicted tag == gold IOB2 tag).
+- NER, ``level="sentence"``: share of the slice's sentences whose whole tag sequence is right.
+
+Uncertainty: a percentile bootstrap that resamples evaluation *sentences* (all units of a drawn
+sentence come along, since entities of one sentence are not independent). Every replicate uses the
+same resample for all metrics, embeddings, sizes and seeds (paired comparisons), and the seeds of an
+(embedding, size) cell are averaged inside each replicate, so the interval covers item sampling with
+training-seed noise averaged out, not seed-to-seed spread. The whole bootstrap is one matrix product
+of a replicate-by-sentence weight matrix with per-sentence sums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from advisor.data._corpus import Corpus
+from advisor.difficulty._context import default_level
+from advisor.difficulty._items import item_metrics
+from advisor.difficulty._ner import ner_units, recognised_exactly
+from advisor.difficulty._partition import PartitionRule, partition
+from advisor.errors import ConfigError, InputError
+
+__all__ = ["FAMILIES", "GAP_COLUMNS", "PAIRS", "SLICES", "gap_analysis", "item_correctness"]
+
+FAMILIES: tuple[str, ...] = ("contextual", "static", "random")
+PAIRS: tuple[tuple[str, str], ...] = (
+    ("contextual", "static"),
+    ("contextual", "random"),
+    ("static", "random"),
+)
+SLICES: tuple[str, ...] = ("difficult", "easy", "difficult-minus-easy")
+GAP_COLUMNS: list[str] = [
+    "metric", "size", "pair", "slice", "n_items", "score_a", "score_b", "gap", "gap_lo", "gap_hi", "n_seeds",
+]  # fmt: skip
+
+PredictionKey = tuple[str, int, int]
+
+
+def _check_predictions(
+    predictions: Mapping[PredictionKey, Sequence[Any]], evaluation: Corpus
+) -> list[PredictionKey]:
+    if not predictions:
+        raise InputError(
+            "no predictions given", hint="pass {(embedding, size, seed): predictions}", code="E530"
+        )
+    keys: list[PredictionKey] = []
+    for key, predicted in predictions.items():
+        if not (isinstance(key, tuple) and len(key) == 3):
+            raise ConfigError(f"prediction key {key!r} is not (embedding, size, seed)", code="E531")
+        if key[0] not in FAMILIES:
+            raise ConfigError(
+                f"unknown embedding {key[0]!r} in predictions",
+                hint=f"choose one of: {', '.join(FAMILIES)}",
+                code="E532",
+            )
+        if len(predicted) != len(evaluation):
+            raise InputError(
+                f"predictions {key} have {len(predicted)} items, the evaluation split has {len(evaluation)}",
+                hint="predict every evaluation item, in order",
+                code="E533",
+            )
+        if evaluation.task == "ner":
+            for i, (tags, tokens) in enumerate(zip(predicted, evaluation.tokens, strict=True)):
+                if len(tags) != len(tokens):
+                    raise InputError(
+                        f"predictions {key}: sentence {i} has {len(tags)} tags for {len(tokens)} tokens",
+                        file=evaluation.source,
+                        line=evaluation.line_numbers[i],
+                        hint="predict one IOB2 tag per token",
+                        code="E534",
+                    )
+        keys.append((str(key[0]), int(key[1]), int(key[2])))
+    return keys
+
+
+def _correctness(table: pd.DataFrame, evaluation: Corpus, level: str, predicted: Sequence[Any]) -> np.ndarray:
+    """0/1 per table row: is this unit right under ``predicted``? (see the module docstring)."""
+    if evaluation.task == "classify":
+        gold = table["gold"].to_numpy()
+        return np.array([str(predicted[i]) for i in table["item"]], dtype=object) == gold
+    if level == "entity":
+        from advisor.difficulty._ner import EntitySpan
+
+        return np.array(
+            [
+                recognised_exactly(EntitySpan(int(i), int(s), int(e), str(g)), predicted[int(i)])
+                for i, s, e, g in zip(table["item"], table["start"], table["end"], table["gold"], strict=True)
+            ],
+            dtype=bool,
+        )
+    if level == "token":
+        flat = np.array([tag for i in table["item"].unique() for tag in predicted[int(i)]], dtype=object)
+        return flat == table["gold"].to_numpy()
+    return np.array([list(predicted[int(i)]) == list(evaluation.labels[int(i)]) for i in table["item"]])
+
+
+def item_correctness(
+    table: pd.DataFrame, evaluation: Corpus, predictions: Mapping[PredictionKey, Sequence[Any]]
+) -> pd.DataFrame:
+    """Per-row correctness (bool) of each prediction set, one column ``embedding/size/seed`` each.
+
+    ``table`` is an :func:`item_metrics` table of ``evaluation``; rows scored as in :func:`gap_analysis`.
+    """
+    keys = _check_predictions(predictions, evaluation)
+    level = table.attrs.get("level", default_level(evaluation.task))
+    if evaluation.task == "ner" and level == "token" and len(table) != evaluation.n_tokens:
+        raise InputError("token table does not cover every evaluation token", code="E535")
+    columns = {
+        f"{e}/{s}/{d}": _correctness(table, evaluation, level, predictions[original])
+        for (e, s, d), original in zip(keys, predictions, strict=True)
+    }
+    return pd.DataFrame(columns, index=table.index)
+
+
+def _bootstrap_sums(sums: np.ndarray, n_items: int, n_boot: int, seed: int) -> np.ndarray:
+    """Weighted column sums for ``n_boot`` sentence resamples: ``(n_boot, columns)``.
+
+    Replicate r weighs sentence i by how often it was drawn; built in chunks to bound memory.
+    """
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_boot, sums.shape[1]))
+    chunk = max(1, min(n_boot, 2_000_000 // max(n_items, 1)))
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        draws = rng.integers(0, n_items, size=(b, n_items))
+        flat = (draws + np.arange(b)[:, None] * n_items).ravel()
+        weights = np.bincount(flat, minlength=b * n_items).reshape(b, n_items).astype(float)
+        out[start : start + b] = weights @ sums
+    return out
+
+
+def gap_analysis(
+    task: str,
+    train: Corpus,
+    evaluation: Corpus,
+    predictions: Mapping[PredictionKey, Sequence[Any]],
+    n_boot: int = 1000,
+    seed: int = 0,
+    *,
+    rule: PartitionRule | None = None,
+    level: str | None = None,
+    table: pd.DataFrame | None = None,
+    spacy_model: str | None = None,
+    cache_dir: Path | str | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Gaps between embedding families on the difficult and easy slice of each difficulty metric.
+
+    ``predictions`` maps ``(embedding, size, seed)`` (embedding in random/static/contextual) to one
+    prediction per evaluation item (NER: IOB2 tag list; classification: label). Returns one row per
+    (metric, size, pair, slice) with the columns of ``GAP_COLUMNS``; a pair appears at a size only
+    when both embeddings have predictions there. A metric that cannot be split (see
+    :func:`partition`) keeps its rows with ``n_items`` 0 and NaN scores; the reasons are in
+    ``result.attrs["partitions"]``. Pass a precomputed ``table`` (from :func:`item_metrics`) to skip
+    recomputing the metrics.
+    """
+    if task != evaluation.task or task != train.task:
+        raise ConfigError(
+            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E536"
+        )
+    if n_boot < 1:
+        raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
+    keys = _check_predictions(predictions, evaluation)
+    if table is None:
+        table = item_metrics(train, evaluation, spacy_model, level=level, cache_dir=cache_dir)
+    level = table.attrs.get("level", level or default_level(task))
+    metric_names: list[str] = table.attrs.get("metrics") or []
+    if task == "ner" and len(table) != len(ner_units(evaluation.labels, level)):
+        raise InputError("the metrics table does not match the evaluation split", code="E538")
+    correct = item_correctness(table, evaluation, predictions).to_numpy(dtype=float)  # (units, P)
+
+    items = table["item"].to_numpy(dtype=np.int64)
+    n_sentences = len(evaluation)
+    partitions = {name: partition(table[name], rule) for name in metric_names}
+    # Per-sentence sums, columns per metric: [count_difficult, count_easy, correct_difficult(P), correct_easy(P)].
+    n_sets = correct.shape[1]
+    blocks = []
+    for name in metric_names:
+        for mask in (partitions[name].difficult.to_numpy(), partitions[name].easy.to_numpy()):
+            block = np.zeros((n_sentences, 1 + n_sets))
+            np.add.at(block[:, 0], items[mask], 1.0)
+            np.add.at(block[:, 1:], items[mask], correct[mask])
+            blocks.append(block)
+    sums = np.concatenate(blocks, axis=1) if blocks else np.zeros((n_sentences, 0))
+    replicates = _bootstrap_sums(sums, n_sentences, n_boot, seed)
+    point = sums.sum(axis=0, keepdims=True)
+    width = 1 + n_sets
+
+    def scores(totals: np.ndarray, m: int, s: int) -> np.ndarray:
+        """Slice scores of every prediction set: ``(rows, P)``, NaN where the slice is empty."""
+        block = totals[:, (2 * m + s) * width : (2 * m + s + 1) * width]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return block[:, 1:] / block[:, :1]
+
+    groups: dict[tuple[str, int], list[int]] = {}
+    for column, (embedding, size, _) in enumerate(keys):
+        groups.setdefault((embedding, size), []).append(column)
+    sizes = sorted({size for _, size, _ in keys})
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    rows: list[dict[str, Any]] = []
+    for m, name in enumerate(metric_names):
+        part = partitions[name]
+        per_slice_point = [scores(point, m, s)[0] for s in (0, 1)]
+        per_slice_boot = [scores(replicates, m, s) for s in (0, 1)]
+        for size in sizes:
+            for a, b in PAIRS:
+                if (a, size) not in groups or (b, size) not in groups:
+                    continue
+                cols_a, cols_b = groups[(a, size)], groups[(b, size)]
+                gaps_boot = []
+                for s, slice_name in enumerate(SLICES[:2]):
+                    score_a = float(per_slice_point[s][cols_a].mean())
+                    score_b = float(per_slice_point[s][cols_b].mean())
+                    boot = per_slice_boot[s][:, cols_a].mean(axis=1) - per_slice_boot[s][:, cols_b].mean(
+                        axis=1
+                    )
+                    gaps_boot.append(boot)
+                    rows.append(
+                        _row(name, size, a, b, slice_name, (part.n_difficult, part.n_easy)[s], score_a, score_b,
+                             score_a - score_b, boot, tail, min(len(cols_a), len(cols_b)))
+                    )  # fmt: skip
+                difference = rows[-2]["gap"] - rows[-1]["gap"]
+                rows.append(
+                    _row(name, size, a, b, SLICES[2], part.n_difficult + part.n_easy, np.nan, np.nan, difference,
+                         gaps_boot[0] - gaps_boot[1], tail, min(len(cols_a), len(cols_b)))
+                )  # fmt: skip
+    result = pd.DataFrame(rows, columns=GAP_COLUMNS)
+    result.attrs.update(
+        {
+            "task": task,
+            "level": level,
+            "n_boot": n_boot,
+            "confidence": confidence,
+            "partitions": {name: p.description for name, p in partitions.items()},
+            "thresholds": {name: p.threshold for name, p in partitions.items()},
+        }
+    )
+    return result
+
+
+def _row(
+    metric: str,
+    size: int,
+    a: str,
+    b: str,
+    slice_name: str,
+    n_items: int,
+    score_a: float,
+    score_b: float,
+    gap: float,
+    boot: np.ndarray,
+    tail: float,
+    n_seeds: int,
+) -> dict[str, Any]:
+    finite = boot[~np.isnan(boot)]
+    low, high = np.percentile(finite, [tail, 100.0 - tail]) if len(finite) else (np.nan, np.nan)
+    return {
+        "metric": metric,
+        "size": size,
+        "pair": f"{a}-{b}",
+        "slice": slice_name,
+        "n_items": int(n_items),
+        "score_a": score_a,
+        "score_b": score_b,
+        "gap": float(gap),
+        "gap_lo": float(low),
+        "gap_hi": float(high),
+        "n_seeds": n_seeds,
+    }

@@ -1,0 +1,101 @@
+"""The per-item table: one row per evaluation unit with every difficulty metric of the task."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from advisor.data._corpus import Corpus
+from advisor.difficulty._context import MetricContext, default_level
+from advisor.difficulty._ner import ner_extra_columns, ner_units
+from advisor.errors import ConfigError, InputError
+from advisor.registry import metrics as metric_registry
+
+__all__ = ["difficulty_metric_names", "item_metrics"]
+
+
+def difficulty_metric_names(task: str) -> list[str]:
+    """Registered difficulty metrics of ``task``, in registration order (complexity, ambiguity, unseen)."""
+    return metric_registry.names(task=task, kind="difficulty")
+
+
+def item_metrics(
+    train: Corpus,
+    evaluation: Corpus,
+    spacy_model: str | None = None,
+    *,
+    level: str | None = None,
+    names: Sequence[str] | None = None,
+    cache_dir: Path | str | None = None,
+) -> pd.DataFrame:
+    """Score every evaluation unit on the task's difficulty metrics, against training statistics.
+
+    Units: classification -> sentences; NER -> gold entities (``level="entity"``, default), tokens
+    (``"token"``) or sentences (``"sentence"``). Columns: ``item`` (evaluation sentence index, the
+    bootstrap group), ``unit`` (row index), ``text`` (entity string / token / sentence), ``gold``
+    (entity type / tag / label), for NER ``start`` and ``end`` (token span), one column per metric
+    named as registered, and the raw evidence (NER: ``train_count`` or ``n_unseen_tokens``; sentences:
+    ``n_tokens``).
+    ``spacy_model`` only matters for the parse-based classification metric.
+    """
+    task = train.task
+    context = MetricContext(
+        train,
+        evaluation,
+        level=level or default_level(task),
+        spacy_model=spacy_model,
+        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+    )
+    available = difficulty_metric_names(task)
+    chosen = list(names) if names is not None else available
+    unknown = [n for n in chosen if n not in available]
+    if unknown:
+        raise ConfigError(
+            f"unknown {task} difficulty metric(s): {', '.join(unknown)}",
+            hint=f"choose from: {', '.join(available)}",
+            code="E505",
+        )
+    if len(evaluation) == 0:
+        raise InputError(
+            "the evaluation split is empty", hint="metrics are scored on evaluation items", code="E506"
+        )
+
+    if task == "ner":
+        units = ner_units(evaluation.labels, context.level)
+        tokens = evaluation.tokens
+        table = pd.DataFrame(
+            {
+                "item": [u[0] for u in units],
+                "unit": range(len(units)),
+                "text": [
+                    evaluation.texts[u[0]]
+                    if context.level == "sentence"
+                    else " ".join(tokens[u[0]][u[1] : u[2]])
+                    for u in units
+                ],
+                "gold": [u[3] for u in units],
+                "start": [u[1] for u in units],
+                "end": [u[2] for u in units],
+            }
+        )
+        extras = ner_extra_columns(context)
+    else:
+        table = pd.DataFrame(
+            {
+                "item": range(len(evaluation)),
+                "unit": range(len(evaluation)),
+                "text": list(evaluation.texts),
+                "gold": [str(label) for label in evaluation.labels],
+            }
+        )
+        extras = {}
+    for name in chosen:
+        table[name] = metric_registry.get(name)(context)
+    for column, values in extras.items():
+        table[column] = values
+    if context.level == "sentence":
+        table["n_tokens"] = [len(t) for t in evaluation.tokens]
+    table.attrs.update({"task": task, "level": context.level, "metrics": chosen})
+    return table

@@ -1,0 +1,128 @@
+"""Split metric values into a difficult slice (large values) and an easy slice, honestly.
+
+Difficulty metrics are often degenerate: most NER tokens have ambiguity 1 and most entities span one
+token. A quantile cut would then put identical items on both sides at random. Here the cut is always
+a threshold between two *distinct* values (difficult = value >= threshold), so tied items always land
+in the same slice; among those thresholds the rule picks the one whose difficult share is closest to
+``target_share`` while both slices keep at least ``min_items`` items and ``min_share`` of the total.
+When no threshold qualifies (all values equal, or one value holds nearly everything) the metric cannot
+be split and the partition says so instead of inventing a split. Missing values (NaN) are in neither
+slice. ``inf`` is a value like any other (the never-seen tokens of ``ner_unseen``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from advisor.errors import ConfigError
+
+__all__ = ["Partition", "PartitionRule", "partition"]
+
+
+@dataclass(frozen=True)
+class PartitionRule:
+    """How to choose the threshold: aim at ``target_share`` difficult, never split ties.
+
+    ``threshold`` fixes the cut instead (difficult = value >= threshold); the size checks still apply.
+    The default target is a median split, which gives both slices the most items (tightest CIs).
+    """
+
+    target_share: float = 0.5
+    min_share: float = 0.05
+    min_items: int = 10
+    threshold: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.target_share < 1.0:
+            raise ConfigError(f"target_share must be in (0, 1), got {self.target_share}", code="E520")
+        if not 0.0 <= self.min_share < 0.5:
+            raise ConfigError(f"min_share must be in [0, 0.5), got {self.min_share}", code="E520")
+        if self.min_items < 1:
+            raise ConfigError(f"min_items must be at least 1, got {self.min_items}", code="E520")
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Result of :func:`partition`: masks aligned with the input, threshold, sizes and a description."""
+
+    difficult: pd.Series
+    easy: pd.Series
+    threshold: float | None
+    splittable: bool
+    description: str
+
+    @property
+    def n_difficult(self) -> int:
+        return int(self.difficult.sum())
+
+    @property
+    def n_easy(self) -> int:
+        return int(self.easy.sum())
+
+    @property
+    def n_missing(self) -> int:
+        return int(len(self.difficult) - self.n_difficult - self.n_easy)
+
+
+def _format(value: float) -> str:
+    return "inf" if np.isinf(value) else f"{value:.4g}"
+
+
+def partition(values: pd.Series | np.ndarray, rule: PartitionRule | None = None) -> Partition:
+    """Difficult = ``values >= threshold`` at a tie boundary chosen by ``rule``; see the module docstring."""
+    rule = rule or PartitionRule()
+    series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=float))
+    name = series.name if series.name is not None else "values"
+    array = series.to_numpy(dtype=float)
+    present = ~np.isnan(array)
+    n = int(present.sum())
+    nothing = pd.Series(np.zeros(len(array), dtype=bool), index=series.index)
+    missing = f", {len(array) - n} missing" if n < len(array) else ""
+
+    def refuse(reason: str) -> Partition:
+        return Partition(nothing, nothing.copy(), None, False, f"{name}: cannot split ({reason}){missing}")
+
+    if n == 0:
+        return refuse("no values")
+    distinct, counts = np.unique(array[present], return_counts=True)
+    smallest = max(rule.min_items, int(np.ceil(rule.min_share * n)))
+    # Candidate thresholds: every distinct value but the smallest; difficult count = values >= t.
+    difficult_counts = n - np.cumsum(counts)[:-1]
+    candidates = distinct[1:]
+    if rule.threshold is not None:
+        chosen = float(rule.threshold)
+        n_difficult = int((array[present] >= chosen).sum())
+        if min(n_difficult, n - n_difficult) < smallest:
+            return refuse(
+                f"threshold {_format(chosen)} leaves {n_difficult} difficult / {n - n_difficult} easy, "
+                f"each slice needs at least {smallest}"
+            )
+    else:
+        if len(distinct) == 1:
+            return refuse(f"all {n} values equal {_format(distinct[0])}")
+        allowed = np.minimum(difficult_counts, n - difficult_counts) >= smallest
+        if not allowed.any():
+            top = int(np.argmax(counts))
+            return refuse(
+                f"{counts[top] / n:.0%} of {n} values tie at {_format(distinct[top])}; "
+                f"no cut between distinct values leaves {smallest} items on each side"
+            )
+        distance = np.abs(difficult_counts / n - rule.target_share)
+        distance[~allowed] = np.inf
+        # Closest to the target; on a tie the higher threshold (the smaller, harder slice).
+        best = len(distance) - 1 - int(np.argmin(distance[::-1]))
+        chosen = float(candidates[best])
+        n_difficult = int(difficult_counts[best])
+    difficult = pd.Series(present & (array >= chosen), index=series.index)
+    easy = pd.Series(present & (array < chosen), index=series.index)
+    tied = int(counts[np.searchsorted(distinct, chosen)]) if chosen in distinct else 0
+    description = (
+        f"{name}: difficult = value >= {_format(chosen)}: {n_difficult} difficult ({n_difficult / n:.0%}), "
+        f"{n - n_difficult} easy"
+        + (f"; all {tied} items at {_format(chosen)} are difficult" if tied > 1 else "")
+        + missing
+    )
+    return Partition(difficult, easy, chosen, True, description)

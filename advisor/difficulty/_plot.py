@@ -1,0 +1,75 @@
+"""Figures of the gap analysis (drawing only; the numbers come from :func:`gap_analysis`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from advisor.difficulty._gaps import GAP_COLUMNS, PAIRS, SLICES
+from advisor.errors import InputError
+
+__all__ = ["plot_gaps"]
+
+_PAIR_COLOURS = {"contextual-static": "#1f77b4", "contextual-random": "#d62728", "static-random": "#2ca02c"}
+
+
+def plot_gaps(gaps: pd.DataFrame, size: int | None = None, all_sizes: bool = False) -> Figure:
+    """Gaps per slice with bootstrap CI bars, one panel per metric.
+
+    Default: bars at ``size`` (the largest size when omitted), grouped by slice, one bar per pair.
+    ``all_sizes=True``: the gap on the difficult and easy slice against training size instead.
+    """
+    missing = [c for c in GAP_COLUMNS if c not in gaps.columns]
+    if missing:
+        raise InputError(f"not a gap_analysis table: missing columns {', '.join(missing)}", code="E540")
+    if gaps.empty:
+        raise InputError("the gap table is empty: nothing to plot", code="E541")
+    metric_names = list(dict.fromkeys(gaps["metric"]))
+    pairs = [f"{a}-{b}" for a, b in PAIRS if f"{a}-{b}" in set(gaps["pair"])]
+    figure = Figure(figsize=(4.2 * len(metric_names), 3.6), layout="constrained")
+    axes = figure.subplots(1, len(metric_names), squeeze=False)[0]
+    chosen = int(gaps["size"].max()) if size is None else int(size)
+    for axis, name in zip(axes, metric_names, strict=True):
+        rows = gaps[gaps["metric"] == name]
+        if all_sizes:
+            _draw_over_sizes(axis, rows, pairs)
+        else:
+            _draw_bars(axis, rows[rows["size"] == chosen], pairs)
+        axis.axhline(0.0, color="0.4", linewidth=0.8)
+        axis.set_title(name)
+        axis.set_ylabel("score gap (a - b)")
+    figure.suptitle("Embedding gap on difficult vs easy items" + ("" if all_sizes else f" (size {chosen})"))
+    return figure
+
+
+def _draw_bars(axis, rows: pd.DataFrame, pairs: list[str]) -> None:
+    width = 0.8 / max(len(pairs), 1)
+    positions = np.arange(len(SLICES))
+    for k, pair in enumerate(pairs):
+        part = rows[rows["pair"] == pair].set_index("slice").reindex(list(SLICES))
+        gap = part["gap"].to_numpy(dtype=float)
+        errors = np.vstack([gap - part["gap_lo"].to_numpy(float), part["gap_hi"].to_numpy(float) - gap])
+        axis.bar(positions + (k - (len(pairs) - 1) / 2) * width, gap, width, yerr=np.nan_to_num(errors),
+                 capsize=3, label=pair, color=_PAIR_COLOURS.get(pair))  # fmt: skip
+    sizes = rows[rows["slice"] != SLICES[2]].drop_duplicates("slice").set_index("slice")["n_items"]
+    axis.set_xticks(
+        positions, [f"{s}\n(n={sizes.get(s, 0)})" if s in sizes else s for s in SLICES], fontsize=8
+    )
+    axis.legend(fontsize=7)
+
+
+def _draw_over_sizes(axis, rows: pd.DataFrame, pairs: list[str]) -> None:
+    for pair in pairs:
+        for slice_name, style in ((SLICES[0], "-"), (SLICES[1], "--")):
+            part = rows[(rows["pair"] == pair) & (rows["slice"] == slice_name)].sort_values("size")
+            if part.empty:
+                continue
+            colour = _PAIR_COLOURS.get(pair)
+            axis.plot(
+                part["size"], part["gap"], style, marker="o", color=colour, label=f"{pair} {slice_name}"
+            )
+            axis.fill_between(part["size"], part["gap_lo"], part["gap_hi"], color=colour, alpha=0.12)
+    axis.set_xscale("log")
+    axis.set_xlabel("training items")
+    axis.legend(fontsize=6)
