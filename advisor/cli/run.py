@@ -1,0 +1,294 @@
+"""``advisor run`` and ``advisor demo``: the main job, with a progress bar and a leaderboard at the end."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from advisor.cli._app import app, console, err_console
+from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt
+from advisor.errors import ConfigError
+from advisor.grid import profiles
+from advisor.runner import EMBEDDING_CHOICES, ProgressEvent, RunOutcome, RunSettings, run_analysis
+
+__all__ = ["demo", "print_leaderboard", "run"]
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "experiments" / "demo"
+
+
+def _csv_list(value: str | None, cast: type) -> list[Any] | None:
+    if value is None:
+        return None
+    try:
+        return [cast(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigError(
+            f"cannot read {value!r} as a comma-separated list of {cast.__name__}", code="E210"
+        ) from None
+
+
+class _Display:
+    """A Rich progress bar with ETA on a terminal; plain lines otherwise (logs, CI, the app's subprocess)."""
+
+    def __init__(self) -> None:
+        self.live = console.is_terminal
+        self.progress: Progress | None = None
+        self.task_id: Any = None
+
+    def __enter__(self) -> _Display:
+        if self.live:
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("cells"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=console,
+            )
+            self.progress.__enter__()
+            self.task_id = self.progress.add_task("starting", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.stage == "plan":
+            text = f"grid: {event.total} cells, {event.done} already finished, {event.message}"
+        elif event.stage == "cell" and event.cell is not None:
+            c = event.cell
+            text = f"[{event.done}/{event.total}] {c.embedding:<10} size {c.size:>6} seed {c.seed}: score {event.score:.4f} ({event.seconds:.1f}s)"
+        else:
+            text = event.message or event.stage
+        if self.progress is None:
+            print(text, flush=True)
+            return
+        if event.stage == "plan":
+            self.progress.update(
+                self.task_id, total=event.total, completed=event.done, description="training"
+            )
+            self.progress.console.print(text, highlight=False)
+        elif event.stage == "cell":
+            self.progress.update(self.task_id, completed=event.done, description="training")
+            self.progress.console.print(text, highlight=False)
+        else:
+            self.progress.update(self.task_id, description=text)
+
+
+def print_leaderboard(run_id: str, tracking_uri: str) -> None:
+    """Score at each size (mean ± std over seeds) beside the cost columns, one row per embedding."""
+    from advisor.tracking import load_analysis
+
+    analysis = load_analysis(run_id, tracking_uri)
+    curves = analysis.curves
+    if curves.empty:
+        console.print("no finished cells")
+        return
+    sizes = analysis.sizes
+    table = Table(
+        title=f"{analysis.primary_metric} by training-set size (mean ± std over seeds)", title_justify="left"
+    )
+    table.add_column("embedding", style="bold")
+    for size in sizes:
+        table.add_column(f"n={size:,}", justify="right")
+    for column in ("train s", "infer ms/item", "peak MB", "params", "emb. MB"):
+        table.add_column(column, justify="right")
+    emb_bytes = {}
+    if not analysis.embeddings.empty and "embedding_bytes" in analysis.embeddings:
+        emb_bytes = dict(
+            zip(analysis.embeddings["embedding"], analysis.embeddings["embedding_bytes"], strict=True)
+        )
+    for name in analysis.embedding_names:
+        rows = curves[curves["embedding"] == name]
+        cells = []
+        for size in sizes:
+            scores = rows.loc[rows["size"] == size, "score"] * 100
+            cells.append(
+                f"{scores.mean():.1f} ± {scores.std(ddof=1) if len(scores) > 1 else 0:.1f}"
+                if len(scores)
+                else "–"
+            )
+        full = rows[rows["size"] == rows["size"].max()]
+        table.add_row(
+            name,
+            *cells,
+            f"{full['train_seconds'].mean():.1f}",
+            f"{full['inference_ms_per_item'].mean():.2f}",
+            f"{full['peak_memory_mb'].mean():.0f}",
+            f"{full['n_params'].mean():,.0f}",
+            f"{emb_bytes.get(name, float('nan')) / 1e6:.1f}",
+        )
+    console.print(table)
+
+
+def _print_verdict(run_id: str, tracking_uri: str) -> None:
+    from advisor.tracking import load_analysis
+    from advisor.verdict import recommend
+
+    recommendation = recommend(load_analysis(run_id, tracking_uri))
+    for line in recommendation.summary_lines():
+        console.print(line, highlight=False)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # the app's Stop button sends SIGTERM: end the runs KILLED, keep finished cells
+
+
+def execute(settings: RunSettings) -> RunOutcome:
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    with _Display() as display:
+        outcome = run_analysis(settings, progress=display)
+    console.print(
+        f"ran on [bold]{outcome.device}[/]: {len(outcome.computed)} cells computed, {len(outcome.reused)} reused "
+        f"({outcome.timings['total']:.1f}s); MLflow run {outcome.run_id} in {outcome.tracking_uri}",
+        highlight=False,
+    )
+    print_leaderboard(outcome.run_id, outcome.tracking_uri)
+    _print_verdict(outcome.run_id, outcome.tracking_uri)
+    console.print(
+        f"report: advisor report {outcome.run_id}   |   browse: mlflow ui --backend-store-uri {outcome.tracking_uri}",
+        highlight=False,
+    )
+    return outcome
+
+
+EmbeddingsOpt = Annotated[
+    str, typer.Option("--embeddings", "-e", help=f"comma-separated, from: {', '.join(EMBEDDING_CHOICES)}")
+]
+ProfileOpt = Annotated[
+    str, typer.Option("--profile", "-p", help=f"grid and training effort: {', '.join(profiles.names())}")
+]
+SizesOpt = Annotated[
+    str | None, typer.Option("--sizes", help="training-set sizes, e.g. 100,200,400 (overrides the profile)")
+]
+FractionsOpt = Annotated[
+    str | None, typer.Option("--fractions", help="fractions of the training set, e.g. 0.25,0.5,1")
+]
+SeedsOpt = Annotated[int | None, typer.Option("--seeds", help="seeds per cell (default from the profile)")]
+ContextualOpt = Annotated[
+    str | None,
+    typer.Option("--contextual", help="HF encoder id or local dir (default: packaged all-MiniLM-L6-v2)"),
+]
+StaticOpt = Annotated[
+    str | None,
+    typer.Option("--static", help="GloVe/word2vec/fastText text file (default: packaged GloVe 6B 50d)"),
+]
+LayerOpt = Annotated[str, typer.Option("--layer", help="encoder layer: last, an index, or mean-last-K")]
+PoolingOpt = Annotated[str, typer.Option("--pooling", help="sub-word pooling: first or mean")]
+UriOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tracking-uri", help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlruns/mlflow.db)"
+    ),
+]
+ExperimentOpt = Annotated[str, typer.Option("--experiment", help="MLflow experiment name")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="recompute cells that already finished")]
+DeviceOpt = Annotated[
+    str | None, typer.Option("--device", help="cpu, cuda, cuda:1 … (default: a GPU when visible)")
+]
+
+
+@app.command()
+def run(
+    data: Annotated[
+        str, typer.Argument(help="training file, a saved/parquet directory, or hf:NAME[:CONFIG]")
+    ],
+    task: TaskOpt,
+    dev: DevOpt = None,
+    test: TestOpt = None,
+    text_col: TextColOpt = None,
+    label_col: LabelColOpt = None,
+    split_seed: SeedOpt = 0,
+    embeddings: EmbeddingsOpt = ",".join(EMBEDDING_CHOICES),
+    sizes: SizesOpt = None,
+    fractions: FractionsOpt = None,
+    seeds: SeedsOpt = None,
+    profile: ProfileOpt = "default",
+    contextual: ContextualOpt = None,
+    static: StaticOpt = None,
+    layer: LayerOpt = "last",
+    pooling: PoolingOpt = "first",
+    tracking_uri: UriOpt = None,
+    experiment: ExperimentOpt = "advisor",
+    force: ForceOpt = False,
+    device: DeviceOpt = None,
+) -> None:
+    """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
+    settings = RunSettings(
+        data=data,
+        task=task,
+        dev=str(dev) if dev else None,
+        test=str(test) if test else None,
+        text_col=text_col,
+        label_col=label_col,
+        split_seed=split_seed,
+        embeddings=_csv_list(embeddings, str) or [],
+        sizes=_csv_list(sizes, int),
+        fractions=_csv_list(fractions, float),
+        seeds=seeds,
+        profile=profile,
+        contextual=contextual,
+        static=static,
+        layer=layer,
+        pooling=pooling,
+        tracking_uri=tracking_uri,
+        experiment=experiment,
+        force=force,
+        device=device,
+    )
+    execute(settings)
+
+
+@app.command()
+def demo(
+    task: Annotated[str, typer.Option("--task", "-t", help="ner or classify")] = "ner",
+    profile: ProfileOpt = "default",
+    tracking_uri: UriOpt = None,
+    force: ForceOpt = False,
+) -> None:
+    """Run the full analysis on the bundled demo data with the packaged models (works offline)."""
+    if task not in ("ner", "classify"):
+        raise ConfigError(f"unknown task {task!r}", hint="choose one of: ner, classify", code="E201")
+    suffix = "conll" if task == "ner" else "csv"
+    files = {part: DEMO_DIR / f"{task}_{part}.{suffix}" for part in ("train", "dev", "test")}
+    if not all(f.exists() for f in files.values()):
+        raise ConfigError(
+            f"demo data not found in {DEMO_DIR}",
+            hint="run from a checkout of the project, or regenerate it: python experiments/make_demo.py",
+            code="E240",
+        )
+    err_console.print(
+        f"demo: {task} on {files['train']} (dev {files['dev'].name}, test {files['test'].name})"
+    )
+    execute(
+        RunSettings(
+            data=str(files["train"]),
+            task=task,
+            dev=str(files["dev"]),
+            test=str(files["test"]),
+            profile=profile,
+            tracking_uri=tracking_uri,
+            experiment="advisor-demo",
+            force=force,
+        )
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

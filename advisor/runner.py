@@ -1,0 +1,459 @@
+"""``advisor run``: data-size curves over embeddings × subset sizes × seeds, logged to MLflow, resumable.
+
+Compute only: progress goes out through a callback, so the CLI (Rich) and the app (MLflow polling)
+show the same run. The order of work is what makes resume cheap and honest:
+
+1. read the data and plan the grid; the parent run is looked up by a key of data + settings;
+2. cells already finished in that parent are skipped (nothing is featurized if nothing is pending);
+3. each pending embedding is featurized once for train/dev/test (the contextual features through the
+   on-disk cache), and every subset reuses those rows;
+4. cells run sizes-ascending, so an interrupted run leaves whole curve prefixes behind;
+5. the difficulty analysis, figures and verdict are recomputed from *all* finished cells.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from advisor.data import DataSplits, read_splits
+from advisor.errors import ConfigError
+from advisor.grid import Cell, GridPlan, plan_grid, profiles, subset_indices, subset_order
+from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, environment_info, resolve_tracking_uri
+
+__all__ = ["EMBEDDING_CHOICES", "ProgressEvent", "RunOutcome", "RunSettings", "run_analysis"]
+
+EMBEDDING_CHOICES = ("random", "static", "contextual")
+
+
+@dataclass
+class RunSettings:
+    """Everything that defines an analysis; the resume key is derived from the parts that change results."""
+
+    data: str
+    task: str
+    dev: str | None = None
+    test: str | None = None
+    text_col: str | None = None
+    label_col: str | None = None
+    split_seed: int = 0
+    embeddings: list[str] = field(default_factory=lambda: list(EMBEDDING_CHOICES))
+    sizes: list[int] | None = None
+    fractions: list[float] | None = None
+    seeds: int | None = None
+    profile: str = "default"
+    contextual: str | None = None
+    layer: str = "last"
+    pooling: str = "first"
+    static: str | None = None
+    random_dim: int | None = None
+    tracking_uri: str | None = None
+    experiment: str = DEFAULT_EXPERIMENT
+    force: bool = False
+    device: str | None = None
+    cache_dir: str | None = None
+    difficulty: bool = True
+    spacy_model: str | None = None
+
+    def __post_init__(self) -> None:
+        unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
+        if unknown or not self.embeddings:
+            raise ConfigError(
+                f"unknown embedding(s) {', '.join(unknown) or '(none given)'}",
+                hint=f"choose from: {', '.join(EMBEDDING_CHOICES)}",
+                code="E201",
+            )
+        profiles.get(self.profile)
+
+
+@dataclass
+class ProgressEvent:
+    """What a progress display needs: cells done / total, the current cell, its result."""
+
+    stage: str  # "plan" | "featurize" | "cell" | "analysis" | "done"
+    done: int = 0
+    total: int = 0
+    message: str = ""
+    cell: Cell | None = None
+    score: float | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    experiment: str
+    tracking_uri: str
+    computed: list[Cell]
+    reused: list[Cell]
+    timings: dict[str, float]
+    device: str
+    resumed: bool
+
+
+def _device(requested: str | None) -> str:
+    if requested:
+        return requested
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _embedding_options(settings: RunSettings, name: str, random_dim: int, device: str) -> dict[str, Any]:
+    if name == "contextual":
+        options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
+        if settings.contextual:
+            options["model"] = settings.contextual
+        if settings.cache_dir:
+            options["cache_dir"] = settings.cache_dir
+        return options
+    if name == "static":
+        return {"path": settings.static} if settings.static else {}
+    options = {"dim": random_dim}
+    if settings.static:
+        options["static_path"] = settings.static
+    return options
+
+
+def _key(payload: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+def _predictions_frame(task: str, corpus: Any, result: Any) -> pd.DataFrame:
+    """Per-item predictions as a table; NER tags are space-joined strings (one row per sentence)."""
+    if task == "ner":
+        return pd.DataFrame(
+            {
+                "item": np.arange(len(corpus)),
+                "line": corpus.line_numbers,
+                "gold": [" ".join(t) for t in corpus.labels],
+                "prediction": [" ".join(p) for p in result.predictions],
+                "correct": [float(g == p) for g, p in zip(corpus.labels, result.predictions, strict=True)],
+                "gold_prob": [float(np.mean(p)) if len(p) else float("nan") for p in result.gold_probs],
+            }
+        )
+    return pd.DataFrame(
+        {
+            "item": np.arange(len(corpus)),
+            "line": corpus.line_numbers,
+            "gold": corpus.labels,
+            "prediction": result.predictions,
+            "correct": [float(g == p) for g, p in zip(corpus.labels, result.predictions, strict=True)],
+            "gold_prob": [float(p) for p in result.gold_probs],
+        }
+    )
+
+
+def _predictions_from_frame(task: str, frame: pd.DataFrame) -> list[Any]:
+    values = frame.sort_values("item")["prediction"].tolist()
+    return [str(v).split() for v in values] if task == "ner" else [str(v) for v in values]
+
+
+def run_analysis(
+    settings: RunSettings,
+    progress: Callable[[ProgressEvent], None] | None = None,
+    splits: DataSplits | None = None,
+    fail_after: int | None = None,
+) -> RunOutcome:
+    """Run (or resume) one analysis and return what was computed; see the module docstring.
+
+    ``fail_after`` raises after that many computed cells: used by tests to prove a failed run ends
+    FAILED and a re-run computes only the missing cells.
+    """
+    from trainers import TrainConfig, fit_and_evaluate
+
+    notify = progress or (lambda event: None)
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    splits = splits or read_splits(
+        settings.data,
+        settings.task,
+        dev=settings.dev,
+        test=settings.test,
+        text_col=settings.text_col,
+        label_col=settings.label_col,
+        seed=settings.split_seed,
+    )
+    timings["read"] = time.perf_counter() - started
+    profile = profiles.get(settings.profile)
+    plan: GridPlan = plan_grid(
+        len(splits.train), settings.embeddings, profile, settings.sizes, settings.fractions, settings.seeds
+    )
+    device = _device(settings.device)
+    random_dim = settings.random_dim or profile.random_dim
+    options = {e: _embedding_options(settings, e, random_dim, device) for e in plan.embeddings}
+    train_config = TrainConfig(max_epochs=profile.max_epochs, patience=profile.patience, device=device)
+    config_for_key = {
+        k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
+    }
+    key_options = {
+        e: {k: v for k, v in o.items() if k not in ("device", "cache_dir")} for e, o in options.items()
+    }
+    key = _key(
+        {
+            "task": settings.task,
+            "data": splits.content_hash(),
+            "embeddings": key_options,
+            "train": config_for_key,
+            "split_seed": settings.split_seed,
+        }
+    )
+    name = Path(str(settings.data)).name
+    primary = "f1" if settings.task == "ner" else "accuracy"
+    dataset_info = {
+        "name": name,
+        "path": str(settings.data),
+        "content_hash": splits.content_hash(),
+        "n_train": len(splits.train),
+        "n_dev": len(splits.dev),
+        "n_test": len(splits.test),
+        "labels": splits.train.label_set(),
+        "scheme": splits.train.scheme,
+        "split_method": splits.split_method,
+    }
+    params = {
+        "task": settings.task,
+        "dataset": name,
+        "dataset_hash": splits.content_hash(),
+        "n_train": len(splits.train),
+        "n_dev": len(splits.dev),
+        "n_test": len(splits.test),
+        "primary_metric": primary,
+        "profile": settings.profile,
+        "sizes": plan.sizes,
+        "seeds": len(plan.seeds),
+        "embeddings": plan.embeddings,
+        "contextual_model": settings.contextual or "packaged all-MiniLM-L6-v2",
+        "static_vectors": settings.static or "packaged GloVe 6B 50d",
+        "random_dim": random_dim,
+        "layer": settings.layer,
+        "pooling": settings.pooling,
+        "device": device,
+        "train_config": json.dumps(config_for_key),
+        "dataset_info": json.dumps(dataset_info),
+        "environment": json.dumps(environment_info()),
+    }
+    tags = {"advisor.task": settings.task, "advisor.dataset": name, "advisor.profile": settings.profile}
+    tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
+    tracker.open(key, f"{name}-{settings.task}", params, tags, force=settings.force)
+    tracker.log_parent_tags({"advisor.total_cells": str(len(plan.cells)), "advisor.device": device})
+    pending = [
+        c for c in plan.cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)
+    ]
+    reused = [c for c in plan.cells if c not in pending]
+    notify(
+        ProgressEvent(
+            "plan", done=len(reused), total=len(plan.cells), message=f"{len(pending)} cells to compute"
+        )
+    )
+    status = "FAILED"
+    computed: list[Cell] = []
+    try:
+        predictions: dict[tuple[str, int, int], list[Any]] = {}
+        if pending:
+            features = _featurize(plan, pending, options, splits, tracker, timings, notify)
+            orders = {seed: subset_order(splits.train, seed) for seed in plan.seeds}
+            for cell in pending:
+                train_feats, dev_feats, test_feats = features[cell.embedding]
+                idx = subset_indices(orders[cell.seed], cell.size)
+                config = TrainConfig(**{**train_config.to_dict(), "seed": cell.seed})
+                tracker.child(
+                    cell.embedding, cell.seed, {"embedding": cell.embedding, **options[cell.embedding]}
+                )
+                t0 = time.perf_counter()
+                result = fit_and_evaluate(
+                    train_feats.subset(idx),
+                    splits.train.subset(idx),
+                    dev_feats,
+                    splits.dev,
+                    test_feats,
+                    splits.test,
+                    config,
+                )
+                timings[f"train.{cell.embedding}"] = (
+                    timings.get(f"train.{cell.embedding}", 0.0) + result.train_seconds
+                )
+                timings["evaluate"] = timings.get("evaluate", 0.0) + (
+                    time.perf_counter() - t0 - result.train_seconds
+                )
+                t1 = time.perf_counter()
+                metrics = {
+                    "score": result.score,
+                    primary: result.score,
+                    "dev_score": result.dev_score,
+                    "train_seconds": result.train_seconds,
+                    "inference_ms_per_item": result.inference_ms_per_item,
+                    "peak_memory_mb": result.peak_memory_mb,
+                    "n_params": result.n_params,
+                    "epochs": result.epochs,
+                    **{f"eval_{k}": v for k, v in result.scores.items() if k != primary},
+                }
+                tracker.log_cell(
+                    cell.embedding,
+                    cell.size,
+                    cell.seed,
+                    metrics,
+                    _predictions_frame(settings.task, splits.test, result),
+                )
+                timings["logging"] = timings.get("logging", 0.0) + time.perf_counter() - t1
+                predictions[(cell.embedding, cell.size, cell.seed)] = result.predictions
+                computed.append(cell)
+                notify(
+                    ProgressEvent(
+                        "cell",
+                        done=len(reused) + len(computed),
+                        total=len(plan.cells),
+                        cell=cell,
+                        score=result.score,
+                        seconds=time.perf_counter() - t0,
+                    )
+                )
+                if fail_after is not None and len(computed) >= fail_after:
+                    raise RuntimeError(f"injected failure after {fail_after} cells")
+        if computed or not _has_analysis(tracker):
+            t2 = time.perf_counter()
+            notify(
+                ProgressEvent(
+                    "analysis", done=len(plan.cells), total=len(plan.cells), message="difficulty and verdict"
+                )
+            )
+            for cell in reused:
+                frame = tracker.load_predictions(cell.embedding, cell.seed, cell.size)
+                predictions[(cell.embedding, cell.size, cell.seed)] = _predictions_from_frame(
+                    settings.task, frame
+                )
+            _analyse(settings, splits, tracker, predictions, timings)
+            timings["analysis"] = time.perf_counter() - t2
+        status = "FINISHED"
+    except KeyboardInterrupt:
+        status = "KILLED"
+        raise
+    finally:
+        timings["total"] = time.perf_counter() - started
+        tracker.close(status)
+    notify(ProgressEvent("done", done=len(plan.cells), total=len(plan.cells)))
+    return RunOutcome(
+        run_id=tracker.parent_id,
+        experiment=settings.experiment,
+        tracking_uri=tracker.tracking_uri,
+        computed=computed,
+        reused=reused,
+        timings=timings,
+        device=device,
+        resumed=tracker.resumed,
+    )
+
+
+def _featurize(
+    plan: GridPlan,
+    pending: list[Cell],
+    options: dict[str, dict[str, Any]],
+    splits: DataSplits,
+    tracker: AnalysisTracker,
+    timings: dict[str, float],
+    notify: Callable[[ProgressEvent], None],
+) -> dict[str, tuple[Any, Any, Any]]:
+    """Featurize train/dev/test once per embedding that still has pending cells."""
+    from advisor.embeddings import make_embedding
+
+    needed = [e for e in plan.embeddings if any(c.embedding == e for c in pending)]
+    features: dict[str, tuple[Any, Any, Any]] = {}
+    info = []
+    metrics: dict[str, float] = {}
+    static_norm = None
+    for name in sorted(needed, key=lambda e: ("static", "random", "contextual").index(e)):
+        notify(ProgressEvent("featurize", message=f"featurizing with {name}"))
+        t0 = time.perf_counter()
+        opts = dict(options[name])
+        if name == "random" and static_norm is not None and "target_norm" not in opts:
+            opts["target_norm"] = static_norm
+        embedding = make_embedding(name, **opts)
+        embedding.fit(splits.train)
+        features[name] = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
+        seconds = time.perf_counter() - t0
+        if name == "static":
+            static_norm = float(embedding.mean_norm)
+        timings[f"featurize.{name}"] = seconds
+        n_items = len(splits.train) + len(splits.dev) + len(splits.test)
+        metrics[f"featurize_seconds.{name}"] = seconds
+        metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
+        described = embedding.describe()
+        info.append(
+            {
+                "embedding": name,
+                "model": str(described.get("model", described.get("path", name))),
+                "dim": int(embedding.dim),
+                "embedding_bytes": int(embedding.storage_bytes),
+                "cache_hit": bool(getattr(embedding, "last_cache_hit", False)),
+                **{f"info_{k}": v for k, v in described.items() if isinstance(v, int | float | str)},
+            }
+        )
+    tracker.log_parent_metrics(metrics)
+    tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
+    return features
+
+
+def _has_analysis(tracker: AnalysisTracker) -> bool:
+    return any(
+        a.path == "analysis/curves.json" for a in tracker.client.list_artifacts(tracker.parent_id, "analysis")
+    )
+
+
+def _analyse(
+    settings: RunSettings,
+    splits: DataSplits,
+    tracker: AnalysisTracker,
+    predictions: dict[tuple[str, int, int], list[Any]],
+    timings: dict[str, float],
+) -> None:
+    """Difficulty gaps, learning-curve figure and verdict, from every finished cell."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from advisor.tracking import load_analysis
+
+    if settings.difficulty:
+        from advisor.difficulty import gap_analysis, item_metrics, plot_gaps
+
+        t0 = time.perf_counter()
+        items = item_metrics(splits.train, splits.test, spacy_model=settings.spacy_model)
+        gaps = gap_analysis(settings.task, splits.train, splits.test, predictions)
+        tracker.log_table(items, "analysis/items.json")
+        tracker.log_table(gaps, "analysis/gaps.json")
+        figure = plot_gaps(gaps)
+        tracker.log_figure(figure, "figures/difficulty_gaps.png")
+        plt.close(figure)
+        largest = gaps[gaps["size"] == gaps["size"].max()] if len(gaps) else gaps
+        slice_metrics = {}
+        for row in largest.itertuples():
+            slice_metrics[f"gap.{row.metric}.{row.pair}.{row.slice}"] = row.gap
+        if slice_metrics:
+            tracker.log_parent_metrics(slice_metrics)
+        timings["difficulty"] = time.perf_counter() - t0
+    analysis = load_analysis(tracker.parent_id, tracker.tracking_uri)
+    tracker.log_table(analysis.curves, "analysis/curves.json")
+    from advisor.plots import plot_learning_curves
+
+    figure = plot_learning_curves(analysis)
+    tracker.log_figure(figure, "figures/learning_curves.png")
+    plt.close(figure)
+    from advisor.verdict import recommend
+
+    recommendation = recommend(analysis)
+    verdict = recommendation.to_dict()
+    tracker.log_parent_tags({"advisor.verdict": str(verdict.get("verdict", ""))})
+    tracker.client.log_dict(tracker.parent_id, verdict, "analysis/verdict.json")
+
+
+def settings_dict(settings: RunSettings) -> dict[str, Any]:
+    return asdict(settings)

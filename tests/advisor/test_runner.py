@@ -1,0 +1,158 @@
+"""``advisor run`` end to end on generated data with the tiny local BERT and a tiny vectors file.
+
+Checks the MLflow structure (parent, children, metrics at the right steps, artifacts), resume (a
+second identical run computes 0 cells), and that a failure or Ctrl-C mid-grid ends the runs FAILED /
+KILLED and a re-run computes only the missing cells.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from advisor.runner import ProgressEvent, RunSettings, run_analysis
+from advisor.tracking import client_for, load_analysis
+
+NAMES = ["John", "Mary", "Paris", "London", "Berlin", "Google", "Apple"]
+TYPES = {
+    "John": "PER",
+    "Mary": "PER",
+    "Paris": "LOC",
+    "London": "LOC",
+    "Berlin": "LOC",
+    "Google": "ORG",
+    "Apple": "ORG",
+}
+FILLER = "the a of in on with went saw said visited likes works lives good bad".split()
+
+
+def write_ner(path: Path, n: int, seed: int) -> Path:
+    rng = random.Random(seed)
+    blocks = []
+    for _ in range(n):
+        rows = []
+        for _ in range(rng.randint(3, 7)):
+            if rng.random() < 0.3:
+                name = rng.choice(NAMES)
+                rows.append(f"{name}\tB-{TYPES[name]}")
+            else:
+                rows.append(f"{rng.choice(FILLER)}\tO")
+        blocks.append("\n".join(rows))
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def ner_files(tmp_path: Path) -> dict[str, str]:
+    return {
+        part: str(write_ner(tmp_path / f"{part}.conll", n, i))
+        for i, (part, n) in enumerate((("train", 40), ("dev", 10), ("test", 12)))
+    }
+
+
+@pytest.fixture()
+def settings(
+    tmp_path: Path, ner_files: dict[str, str], tiny_bert_dir: Path, tiny_vectors_file: Path
+) -> RunSettings:
+    return RunSettings(
+        data=ner_files["train"],
+        task="ner",
+        dev=ner_files["dev"],
+        test=ner_files["test"],
+        sizes=[20, 40],
+        seeds=2,
+        profile="quick",
+        contextual=str(tiny_bert_dir),
+        static=str(tiny_vectors_file),
+        random_dim=16,
+        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
+        experiment="test",
+        cache_dir=str(tmp_path / "cache"),
+        device="cpu",
+    )
+
+
+def test_run_logs_the_mlflow_structure_and_resumes(settings: RunSettings) -> None:
+    events: list[ProgressEvent] = []
+    outcome = run_analysis(settings, progress=events.append)
+    assert len(outcome.computed) == 2 * 2 * 3 and outcome.reused == []
+    client = client_for(settings.tracking_uri)
+    parent = client.get_run(outcome.run_id)
+    assert parent.info.status == "FINISHED"
+    assert parent.data.params["task"] == "ner" and parent.data.params["n_train"] == "40"
+    assert parent.data.tags["advisor.kind"] == "analysis"
+    children = client.search_runs(
+        [parent.info.experiment_id], filter_string=f"tags.`mlflow.parentRunId` = '{outcome.run_id}'"
+    )
+    assert len(children) == 3 * 2
+    for child in children:
+        assert child.info.status == "FINISHED"
+        steps = sorted(m.step for m in client.get_metric_history(child.info.run_id, "score"))
+        assert steps == [20, 40]
+        assert [m.step for m in client.get_metric_history(child.info.run_id, "f1")] == [20, 40]
+        for key in ("train_seconds", "inference_ms_per_item", "peak_memory_mb", "n_params"):
+            assert len(client.get_metric_history(child.info.run_id, key)) == 2, key
+        files = {a.path for a in client.list_artifacts(child.info.run_id, "predictions")}
+        assert files == {"predictions/size_0000020.json", "predictions/size_0000040.json"}
+    parent_files = {a.path for a in client.list_artifacts(outcome.run_id, "figures")}
+    assert "figures/learning_curves.png" in parent_files
+    analysis_files = {a.path for a in client.list_artifacts(outcome.run_id, "analysis")}
+    assert {
+        "analysis/curves.json",
+        "analysis/gaps.json",
+        "analysis/items.json",
+        "analysis/verdict.json",
+    } <= analysis_files
+    assert [e.done for e in events if e.stage == "cell"] == list(range(1, 13))
+
+    analysis = load_analysis(outcome.run_id, settings.tracking_uri)
+    assert len(analysis.curves) == 12 and set(analysis.curves["embedding"]) == {
+        "random",
+        "static",
+        "contextual",
+    }
+    assert analysis.curves["score"].between(0, 1).all()
+    assert set(analysis.embeddings["embedding"]) == {"random", "static", "contextual"}
+
+    again = run_analysis(settings)
+    assert again.computed == [] and len(again.reused) == 12
+    assert again.run_id == outcome.run_id and again.resumed
+    assert "featurize.contextual" not in again.timings  # nothing pending: no featurization at all
+    assert client.get_run(outcome.run_id).info.status == "FINISHED"
+
+
+def test_failure_mid_grid_ends_failed_and_rerun_computes_only_missing(settings: RunSettings) -> None:
+    with pytest.raises(RuntimeError, match="injected failure"):
+        run_analysis(settings, fail_after=5)
+    client = client_for(settings.tracking_uri)
+    runs = client.search_runs([client.get_experiment_by_name("test").experiment_id])
+    assert runs and all(r.info.status == "FAILED" for r in runs)
+    outcome = run_analysis(settings)
+    assert len(outcome.computed) == 12 - 5 and len(outcome.reused) == 5
+    assert client.get_run(outcome.run_id).info.status == "FINISHED"
+
+
+def test_ctrl_c_ends_killed_and_keeps_finished_cells(settings: RunSettings) -> None:
+    def interrupt(event: ProgressEvent) -> None:
+        if event.stage == "cell" and event.done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_analysis(settings, progress=interrupt)
+    client = client_for(settings.tracking_uri)
+    runs = client.search_runs([client.get_experiment_by_name("test").experiment_id])
+    assert all(r.info.status == "KILLED" for r in runs)
+    outcome = run_analysis(settings)
+    assert len(outcome.reused) == 3 and len(outcome.computed) == 9
+
+
+def test_force_recomputes(settings: RunSettings) -> None:
+    settings.sizes = [20]
+    settings.seeds = 1
+    settings.embeddings = ["random"]
+    first = run_analysis(settings)
+    settings.force = True
+    second = run_analysis(settings)
+    assert len(first.computed) == len(second.computed) == 1
