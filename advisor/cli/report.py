@@ -1,0 +1,135 @@
+"""``advisor report RUN_ID|latest``: the verdict and an HTML + markdown report of a finished run.
+
+The run is read back from MLflow (``advisor.tracking.load_analysis``), judged by the same
+``advisor.verdict.recommend`` the app uses, written to a folder and logged as artifacts of the run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from advisor.cli._app import app, console, err_console
+from advisor.verdict import Thresholds, recommend
+
+__all__ = ["report", "thresholds_from_options"]
+
+_DEFAULTS = Thresholds()
+
+
+def thresholds_from_options(
+    acceptable_loss: float = _DEFAULTS.acceptable_loss,
+    latency_budget_ms: float | None = _DEFAULTS.latency_budget_ms,
+    label_cost: float | None = _DEFAULTS.label_cost,
+    labelling_budget_items: int | None = _DEFAULTS.labelling_budget_items,
+    labelling_budget_money: float | None = _DEFAULTS.labelling_budget_money,
+    max_extrapolation: float = _DEFAULTS.max_extrapolation,
+    min_seeds: int = _DEFAULTS.min_seeds,
+    confidence: float = _DEFAULTS.confidence,
+) -> Thresholds:
+    """Thresholds from the command-line options (validated: bad values raise ConfigError)."""
+    return Thresholds(
+        acceptable_loss=acceptable_loss,
+        latency_budget_ms=latency_budget_ms,
+        label_cost=label_cost,
+        labelling_budget_items=labelling_budget_items,
+        labelling_budget_money=labelling_budget_money,
+        max_extrapolation=max_extrapolation,
+        min_seeds=min_seeds,
+        confidence=confidence,
+    )
+
+
+@app.command()
+def report(
+    run_id: Annotated[str, typer.Argument(help="an analysis run id, or 'latest'")] = "latest",
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option("--tracking-uri", help="MLflow store (default: $MLFLOW_TRACKING_URI or ./mlruns)"),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="output folder (default: reports/RUN_ID)")
+    ] = None,
+    acceptable_loss: Annotated[
+        float,
+        typer.Option(
+            "--acceptable-loss",
+            help="score you accept to lose for a cheaper embedding, on the 0-1 scale (0.01 = 1 point)",
+        ),
+    ] = _DEFAULTS.acceptable_loss,
+    latency_budget_ms: Annotated[
+        float | None, typer.Option("--latency-budget-ms", help="serving latency per item you can afford")
+    ] = None,
+    label_cost: Annotated[
+        float | None, typer.Option("--label-cost", help="cost of labelling one item")
+    ] = None,
+    labelling_budget_items: Annotated[
+        int | None,
+        typer.Option(
+            "--labelling-budget-items", help="extra items you could label (default: as many as you have)"
+        ),
+    ] = None,
+    labelling_budget_money: Annotated[
+        float | None,
+        typer.Option("--labelling-budget-money", help="money for labelling (needs --label-cost)"),
+    ] = None,
+    max_extrapolation: Annotated[
+        float,
+        typer.Option("--max-extrapolation", help="trust learning-curve fits up to this × the largest size"),
+    ] = _DEFAULTS.max_extrapolation,
+    min_seeds: Annotated[
+        int, typer.Option("--min-seeds", help="seeds per embedding at full data needed for a verdict")
+    ] = _DEFAULTS.min_seeds,
+    confidence: Annotated[
+        float, typer.Option("--confidence", help="level of every interval")
+    ] = _DEFAULTS.confidence,
+    log_artifacts: Annotated[
+        bool, typer.Option("--log/--no-log", help="log the report files as artifacts of the run")
+    ] = True,
+) -> None:
+    """Write the verdict and an HTML + markdown report for a finished ``advisor run``."""
+    from advisor.report import write_report
+    from advisor.tracking import load_analysis
+
+    thresholds = thresholds_from_options(
+        acceptable_loss,
+        latency_budget_ms,
+        label_cost,
+        labelling_budget_items,
+        labelling_budget_money,
+        max_extrapolation,
+        min_seeds,
+        confidence,
+    )
+    analysis = load_analysis(run_id, tracking_uri=tracking_uri)
+    recommendation = recommend(analysis, thresholds)
+    out_dir = out if out is not None else Path("reports") / (analysis.run_id or run_id)
+    html_path, md_path = write_report(analysis, out_dir, thresholds, recommendation=recommendation)
+    if log_artifacts and analysis.run_id:
+        _log(analysis.run_id, tracking_uri, html_path, md_path, recommendation.to_dict())
+    for line in recommendation.summary_lines():
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    console.print()
+    console.print(f"HTML report: {html_path}", highlight=False, soft_wrap=True)
+    console.print(f"Markdown report: {md_path}", highlight=False, soft_wrap=True)
+
+
+def _log(run_id: str, tracking_uri: str | None, html: Path, md: Path, verdict: dict) -> None:
+    """Both report files, the figures the markdown links, and the verdict JSON, under ``report/``."""
+    from advisor.tracking import client_for
+
+    client = client_for(tracking_uri)
+    try:
+        client.log_artifact(run_id, str(html), "report")
+        client.log_artifact(run_id, str(md), "report")
+        figures = md.parent / "figures"
+        if figures.is_dir():
+            client.log_artifacts(run_id, str(figures), "report/figures")
+        client.log_dict(run_id, verdict, "report/verdict.json")
+    except Exception as error:  # the report on disk is still useful when the store is read-only
+        err_console.print(
+            f"[yellow]warning:[/] could not log the report to run {run_id}: {escape(str(error))}"
+        )
