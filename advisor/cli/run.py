@@ -26,6 +26,7 @@ from advisor.runner import EMBEDDING_CHOICES, ProgressEvent, RunOutcome, RunSett
 
 __all__ = ["demo", "print_leaderboard", "run"]
 
+DEFAULT_EMBEDDINGS = ",".join(EMBEDDING_CHOICES)
 DEMO_DIR = Path(__file__).resolve().parents[2] / "experiments" / "demo"
 
 
@@ -215,7 +216,7 @@ def run(
     text_col: TextColOpt = None,
     label_col: LabelColOpt = None,
     split_seed: SeedOpt = 0,
-    embeddings: EmbeddingsOpt = ",".join(EMBEDDING_CHOICES),
+    embeddings: EmbeddingsOpt = DEFAULT_EMBEDDINGS,
     sizes: SizesOpt = None,
     fractions: FractionsOpt = None,
     seeds: SeedsOpt = None,
