@@ -62,6 +62,7 @@ class RunSettings:
     cache_dir: str | None = None
     difficulty: bool = True
     spacy_model: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
@@ -241,7 +242,12 @@ def run_analysis(
         "dataset_info": json.dumps(dataset_info),
         "environment": json.dumps(environment_info()),
     }
-    tags = {"advisor.task": settings.task, "advisor.dataset": name, "advisor.profile": settings.profile}
+    tags = {
+        **settings.tags,
+        "advisor.task": settings.task,
+        "advisor.dataset": name,
+        "advisor.profile": settings.profile,
+    }
     tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
     tracker.open(key, f"{name}-{settings.task}", params, tags, force=settings.force)
     tracker.log_parent_tags({"advisor.total_cells": str(len(plan.cells)), "advisor.device": device})

@@ -41,6 +41,16 @@ def _csv_list(value: str | None, cast: type) -> list[Any] | None:
         ) from None
 
 
+def _parse_tags(values: list[str]) -> dict[str, str]:
+    tags = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--tag needs KEY=VALUE, got {value!r}", code="E210")
+        tags[key] = text
+    return tags
+
+
 class _Display:
     """A Rich progress bar with ETA on a terminal; plain lines otherwise (logs, CI, the app's subprocess)."""
 
@@ -200,6 +210,9 @@ UriOpt = Annotated[
 ]
 ExperimentOpt = Annotated[str, typer.Option("--experiment", help="MLflow experiment name")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="recompute cells that already finished")]
+TagOpt = Annotated[
+    list[str] | None, typer.Option("--tag", help="KEY=VALUE tag for the MLflow parent run (repeatable)")
+]
 DeviceOpt = Annotated[
     str | None, typer.Option("--device", help="cpu, cuda, cuda:1 … (default: a GPU when visible)")
 ]
@@ -229,6 +242,7 @@ def run(
     experiment: ExperimentOpt = "advisor",
     force: ForceOpt = False,
     device: DeviceOpt = None,
+    tag: TagOpt = None,
 ) -> None:
     """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
     settings = RunSettings(
@@ -252,6 +266,7 @@ def run(
         experiment=experiment,
         force=force,
         device=device,
+        tags=_parse_tags(tag or []),
     )
     execute(settings)
 
