@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from advisor.difficulty._gaps import GAP_COLUMNS, PAIRS, SLICES
 from advisor.errors import InputError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_gaps"]
 
@@ -20,6 +24,8 @@ def plot_gaps(gaps: pd.DataFrame, size: int | None = None, all_sizes: bool = Fal
     Default: bars at ``size`` (the largest size when omitted), grouped by slice, one bar per pair.
     ``all_sizes=True``: the gap on the difficult and easy slice against training size instead.
     """
+    from matplotlib.figure import Figure  # imported here: the CLI should not pay for matplotlib
+
     missing = [c for c in GAP_COLUMNS if c not in gaps.columns]
     if missing:
         raise InputError(f"not a gap_analysis table: missing columns {', '.join(missing)}", code="E540")
