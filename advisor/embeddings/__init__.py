@@ -1,0 +1,37 @@
+"""Word-level embeddings compared by the advisor: random circulant, static vectors, frozen encoders.
+
+``make_embedding(name, **options)`` builds one by its registry name; every embedding is fitted on
+the training split and then turns any :class:`~advisor.data.Corpus` into
+:class:`~advisor.features.TokenFeatures` (one row per word). Contextual features are cached on disk.
+"""
+
+from __future__ import annotations
+
+from advisor.embeddings._base import EMBEDDING_NAMES, Coverage, Embedding, default_cache_dir, make_embedding
+from advisor.embeddings._cache import CACHE_FORMAT, FeatureCache, FeatureWriter, tokens_hash
+from advisor.embeddings._contextual import POOLINGS, ContextualEmbedding, default_encoder, model_fingerprint
+from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
+from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, load_vectors
+
+__all__ = [
+    "CACHE_FORMAT",
+    "EMBEDDING_NAMES",
+    "PACKAGED_GLOVE",
+    "POOLINGS",
+    "UNKNOWN_ROW",
+    "ContextualEmbedding",
+    "Coverage",
+    "Embedding",
+    "FeatureCache",
+    "FeatureWriter",
+    "RandomEmbedding",
+    "StaticEmbedding",
+    "VectorTable",
+    "circulant_table",
+    "default_cache_dir",
+    "default_encoder",
+    "load_vectors",
+    "make_embedding",
+    "model_fingerprint",
+    "tokens_hash",
+]

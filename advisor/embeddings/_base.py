@@ -1,0 +1,120 @@
+"""The contract every embedding family fulfils, and the factory that builds one by name.
+
+Why one small base class: the grid, the trainers and the cost report must treat random, static
+and contextual embeddings identically (fit on the training split, featurize any split, report
+size and timings), so that the only thing that differs between cells of a comparison is the
+embedding itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from advisor.data._corpus import Corpus
+from advisor.errors import ConfigError
+from advisor.features import TokenFeatures
+from advisor.registry import embeddings
+
+__all__ = ["EMBEDDING_NAMES", "Embedding", "default_cache_dir", "make_embedding"]
+
+#: The three families, cheapest first (the order the verdict compares them in).
+EMBEDDING_NAMES: tuple[str, ...] = ("random", "static", "contextual")
+
+ParamValue = str | int | float
+
+
+def default_cache_dir() -> Path:
+    """``$ADVISOR_CACHE_DIR`` or ``~/.cache/advisor/features``: features outlive a run, so not a temp dir."""
+    env = os.environ.get("ADVISOR_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "advisor" / "features"
+
+
+class Embedding(ABC):
+    """A frozen word-level embedding: ``fit`` on training data, then ``featurize`` any corpus."""
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.last_featurize_seconds: float = 0.0
+        self.last_cache_hit: bool = False
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """Width of one word vector."""
+
+    @property
+    @abstractmethod
+    def storage_bytes(self) -> int:
+        """Bytes of the embedding table or model weights: the storage side of the cost."""
+
+    def fit(self, train: Corpus) -> None:  # noqa: B027 - a no-op is the right default for frozen models
+        """Learn whatever depends on the training split (only the random vocabulary does)."""
+
+    @abstractmethod
+    def featurize(self, corpus: Corpus) -> TokenFeatures:
+        """One vector per word of ``corpus.tokens``, items concatenated in order."""
+
+    @abstractmethod
+    def describe(self) -> dict[str, ParamValue]:
+        """Flat parameters for MLflow (no nesting, no None)."""
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.describe().items() if k != "family")
+        return f"{type(self).__name__}({params})"
+
+
+@dataclass
+class Coverage:
+    """How many tokens and distinct words of the featurized corpora a vocabulary knew."""
+
+    tokens_seen: int = 0
+    tokens_found: int = 0
+    _types_seen: set[str] | None = None
+    _types_found: set[str] | None = None
+
+    def update(self, words: Iterable[str], found: Iterable[bool]) -> None:
+        if self._types_seen is None:
+            self._types_seen, self._types_found = set(), set()
+        assert self._types_found is not None
+        for word, hit in zip(words, found, strict=True):
+            self.tokens_seen += 1
+            self._types_seen.add(word)
+            if hit:
+                self.tokens_found += 1
+                self._types_found.add(word)
+
+    def as_params(self) -> dict[str, ParamValue]:
+        types_seen = len(self._types_seen or ())
+        types_found = len(self._types_found or ())
+        return {
+            "coverage_tokens": self.tokens_found / self.tokens_seen if self.tokens_seen else 0.0,
+            "coverage_types": types_found / types_seen if types_seen else 0.0,
+            "coverage_n_tokens": self.tokens_seen,
+        }
+
+
+def _option_names(cls: type) -> list[str]:
+    params = inspect.signature(cls.__init__).parameters.values()
+    return [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+
+def make_embedding(name: str, **options: Any) -> Embedding:
+    """Build the embedding registered as ``name``; unknown options raise :class:`ConfigError`."""
+    cls = embeddings.get(name)
+    allowed = _option_names(cls)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ConfigError(
+            f"unknown option(s) for the {name} embedding: {', '.join(unknown)}",
+            hint=f"allowed options: {', '.join(allowed)}",
+            code="E210",
+        )
+    return cls(**options)

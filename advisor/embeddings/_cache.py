@@ -1,0 +1,138 @@
+"""On-disk cache of contextual word features: one float16 ``.npy`` memmap per (corpus, model, settings).
+
+Why: a forward pass over a corpus costs minutes on CPU while the grid trains dozens of small
+models on the same features, and a second ``advisor run`` on the same data should cost nothing.
+
+An entry is a directory ``<root>/<key>/`` holding ``vectors.npy`` (float16, rows = words),
+``offsets.npy`` and ``meta.json``. It is written inside a temporary directory and renamed into place
+only when complete, so an interrupted run leaves no entry rather than a corrupt one. Vectors are
+written batch by batch into the memmap, so a CoNLL-size corpus at 768-d never sits in RAM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from advisor.features import TokenFeatures
+
+__all__ = ["CACHE_FORMAT", "FeatureCache", "FeatureWriter", "tokens_hash"]
+
+#: Bump when the layout or the meaning of cached vectors changes: old entries are then ignored.
+CACHE_FORMAT = 1
+_STALE_TMP_SECONDS = 24 * 3600
+
+
+def tokens_hash(tokens: list[list[str]]) -> str:
+    """Hash of the words only: labels do not change features, so relabelled data reuses the cache."""
+    digest = hashlib.sha256()
+    for sent in tokens:
+        digest.update(json.dumps(sent, ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()[:20]
+
+
+class FeatureCache:
+    """A directory of feature entries addressed by a key built from everything that changes the vectors."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root).expanduser()
+
+    @staticmethod
+    def key(**parts: Any) -> str:
+        blob = json.dumps({"format": CACHE_FORMAT, **parts}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    def path(self, key: str) -> Path:
+        return self.root / key
+
+    def load(self, key: str) -> TokenFeatures | None:
+        """The cached features as a read-only float16 memmap, or None if absent or unreadable."""
+        entry = self.path(key)
+        try:
+            meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
+            vectors = np.load(entry / "vectors.npy", mmap_mode="r")
+            offsets = np.load(entry / "offsets.npy")
+            if vectors.shape != (meta["n_rows"], meta["dim"]) or len(offsets) != meta["n_items"] + 1:
+                raise ValueError("shape does not match meta.json")
+            return TokenFeatures(vectors=vectors, offsets=offsets)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            warnings.warn(f"ignoring unreadable feature cache entry {entry}: {exc}", stacklevel=2)
+            return None
+
+    def meta(self, key: str) -> dict[str, Any]:
+        return json.loads((self.path(key) / "meta.json").read_text(encoding="utf-8"))
+
+    def writer(self, key: str, offsets: np.ndarray, dim: int, meta: dict[str, Any]) -> FeatureWriter:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._remove_stale_tmp()
+        return FeatureWriter(self.path(key), offsets, dim, meta)
+
+    def _remove_stale_tmp(self) -> None:
+        """Temporary directories of runs killed long ago; recent ones may belong to a live run."""
+        now = time.time()
+        for tmp in self.root.glob(".tmp-*"):
+            try:
+                if now - tmp.stat().st_mtime > _STALE_TMP_SECONDS:
+                    shutil.rmtree(tmp, ignore_errors=True)
+            except OSError:
+                pass
+
+
+class FeatureWriter:
+    """Fill ``vectors`` (a float16 memmap) then ``commit()``; leaving the ``with`` block without commit discards it."""
+
+    def __init__(self, entry: Path, offsets: np.ndarray, dim: int, meta: dict[str, Any]) -> None:
+        self.entry = entry
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name}-", dir=entry.parent))
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        n_rows = int(self.offsets[-1])
+        self.vectors = np.lib.format.open_memmap(
+            self.tmp / "vectors.npy", mode="w+", dtype=np.float16, shape=(n_rows, dim)
+        )
+        self.meta = {
+            **meta,
+            "n_rows": n_rows,
+            "n_items": len(self.offsets) - 1,
+            "dim": dim,
+            "dtype": "float16",
+        }
+        self.committed = False
+
+    def __enter__(self) -> FeatureWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.committed:
+            self.discard()
+
+    def commit(self) -> TokenFeatures:
+        """Flush, write offsets and meta, rename into place; returns the entry opened read-only."""
+        self.vectors.flush()
+        del self.vectors
+        np.save(self.tmp / "offsets.npy", self.offsets)
+        self.meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        (self.tmp / "meta.json").write_text(json.dumps(self.meta, indent=1, default=str), encoding="utf-8")
+        try:
+            os.rename(self.tmp, self.entry)
+        except OSError:  # a concurrent run committed the same key first: keep theirs
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.committed = True
+        vectors = np.load(self.entry / "vectors.npy", mmap_mode="r")
+        return TokenFeatures(vectors=vectors, offsets=np.load(self.entry / "offsets.npy"))
+
+    def discard(self) -> None:
+        if hasattr(self, "vectors"):
+            del self.vectors
+        shutil.rmtree(self.tmp, ignore_errors=True)

