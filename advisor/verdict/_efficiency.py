@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtrit  # Student-t quantile; scipy.stats costs seconds to import
 
 from advisor.analysis import Analysis
 
@@ -44,7 +44,7 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, fl
     if len(values) < 2:
         return mean, math.nan, math.nan
     sem = float(values.std(ddof=1)) / math.sqrt(len(values))
-    half = float(stats.t.ppf(0.5 + confidence / 2, df=len(values) - 1)) * sem
+    half = float(stdtrit(len(values) - 1, 0.5 + confidence / 2)) * sem
     return mean, mean - half, mean + half
 
 
@@ -137,7 +137,7 @@ def score_gap(
             lo = hi = gap
         else:
             dof = (va + vb) ** 2 / (va**2 / (len(ra) - 1) + vb**2 / (len(rb) - 1))
-            half = float(stats.t.ppf(0.5 + confidence / 2, df=dof)) * se
+            half = float(stdtrit(dof, 0.5 + confidence / 2)) * se
             lo, hi = gap - half, gap + half
         method, n = "Welch t-interval over seeds", min(len(ra), len(rb))
     else:

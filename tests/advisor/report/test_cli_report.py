@@ -1,0 +1,123 @@
+"""``advisor report``: options, output and errors with a stand-in loader (fast), and end to end through
+a real temporary MLflow store read back by ``advisor.tracking.load_analysis`` (slow: store creation)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from advisor.analysis import Analysis
+from advisor.cli import app
+from advisor.verdict import Thresholds, make_synthetic_analysis, recommend
+
+
+def _log_run(analysis: Analysis, uri: str) -> str:
+    """Write ``analysis`` the way ``advisor run`` does: a parent run and one child per (embedding, seed)."""
+    from advisor.tracking import AnalysisTracker
+
+    tracker = AnalysisTracker(uri, "test")
+    tracker.open(
+        "synthetic-key",
+        "synthetic",
+        params={
+            "task": analysis.task,
+            "primary_metric": analysis.primary_metric,
+            "n_train": analysis.full_size,
+            "dataset_info": json.dumps(analysis.dataset),
+            "embedding_info": json.dumps(
+                analysis.embeddings[["embedding", "model", "dim", "embedding_bytes"]].to_dict("records")
+            ),
+        },
+        tags={"advisor.task": analysis.task},
+    )
+    for row in analysis.embeddings.itertuples():
+        tracker.log_parent_metrics(
+            {
+                f"featurize_seconds.{row.embedding}": row.featurize_seconds,
+                f"featurize_items_per_s.{row.embedding}": row.featurize_items_per_s,
+            }
+        )
+    columns = ["score", "train_seconds", "inference_ms_per_item", "peak_memory_mb", "n_params", "epochs"]
+    for cell in analysis.curves.itertuples():
+        tracker.child(cell.embedding, cell.seed)
+        tracker.log_cell(cell.embedding, cell.size, cell.seed, {c: getattr(cell, c) for c in columns})
+    tracker.close("FINISHED")
+    return tracker.parent_id
+
+
+@pytest.fixture(scope="module")
+def logged_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Analysis]:
+    analysis = make_synthetic_analysis(n_sizes=4, seeds=(0, 1), noise=0.001, slice_effects={})
+    uri = f"sqlite:///{tmp_path_factory.mktemp('mlruns') / 'mlflow.db'}"
+    return uri, _log_run(analysis, uri), analysis
+
+
+@pytest.fixture
+def synthetic_run(monkeypatch: pytest.MonkeyPatch) -> tuple[Analysis, list[tuple[str, str | None]]]:
+    """A synthetic analysis served by a stand-in loader that records what it was asked for."""
+    import advisor.tracking
+
+    analysis = make_synthetic_analysis(n_sizes=4, seeds=(0, 1), noise=0.001, slice_effects={})
+    calls: list[tuple[str, str | None]] = []
+
+    def load(
+        run_ref: str = "latest", tracking_uri: str | None = None, experiment: str | None = None
+    ) -> Analysis:
+        calls.append((run_ref, tracking_uri))
+        return analysis
+
+    monkeypatch.setattr(advisor.tracking, "load_analysis", load)
+    return analysis, calls
+
+
+def test_report_command_prints_the_verdict_and_writes_both_files(synthetic_run, tmp_path: Path) -> None:
+    analysis, calls = synthetic_run
+    args = ["report", "abc123", "--tracking-uri", "sqlite:///x.db", "--out", str(tmp_path), "--no-log"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert calls == [("abc123", "sqlite:///x.db")]
+    expected = recommend(analysis, Thresholds())
+    assert expected.verdict == "use contextual"
+    assert f"Verdict: {expected.verdict.upper()}" in result.output
+    assert expected.headline[:60] in result.output.replace("\n", " ")
+    assert (tmp_path / "report.html").exists() and (tmp_path / "report.md").exists()
+    assert "HTML report:" in result.output and "Markdown report:" in result.output
+
+
+def test_threshold_options_reach_the_verdict(synthetic_run, tmp_path: Path) -> None:
+    # The same run is "use contextual" at the default 1-point tolerance (previous test).
+    args = ["report", "latest", "--out", str(tmp_path), "--no-log", "--acceptable-loss", "0.3"]
+    generous = CliRunner().invoke(app, args)
+    assert generous.exit_code == 0, generous.output
+    assert "Verdict: RANDOM IS ENOUGH" in generous.output
+    assert "acceptable loss 30.0 pts" in generous.output
+
+
+def test_bad_threshold_is_a_config_error(synthetic_run, tmp_path: Path) -> None:
+    from advisor.errors import ConfigError
+
+    args = ["report", "latest", "--out", str(tmp_path), "--labelling-budget-money", "100"]
+    result = CliRunner().invoke(app, args)
+    assert isinstance(result.exception, ConfigError)
+    assert "--label-cost" in str(result.exception)
+
+
+@pytest.mark.slow
+def test_report_end_to_end_through_mlflow(logged_run, tmp_path: Path) -> None:
+    from advisor.tracking import client_for
+
+    uri, run_id, analysis = logged_run
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["report", "latest", "--tracking-uri", uri, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    expected = recommend(analysis, Thresholds())
+    assert f"Verdict: {expected.verdict.upper()}" in result.output
+    assert (out / "report.html").exists() and (out / "report.md").exists()
+    client = client_for(uri)
+    logged = {a.path for a in client.list_artifacts(run_id, "report")}
+    assert {"report/report.html", "report/report.md", "report/verdict.json", "report/figures"} <= logged
+    local = client.download_artifacts(run_id, "report/verdict.json", str(tmp_path))
+    assert json.loads(Path(local).read_text())["verdict"] == expected.verdict
