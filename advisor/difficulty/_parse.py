@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from advisor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -46,8 +48,12 @@ def dependency_distance(doc: Doc) -> float:
 
     A root is a token that is its own head (spaCy's convention); a one-word sentence has no arc.
     """
-    distances = [abs(token.i - token.head.i) for token in doc if token.head.i != token.i]
-    return sum(distances) / len(distances) if distances else 0.0
+    from spacy.attrs import HEAD
+
+    # HEAD in to_array is the head's offset from the token (0 for a root), stored as unsigned.
+    offsets = np.abs(doc.to_array([HEAD]).reshape(-1).astype(np.int64))
+    arcs = offsets[offsets != 0]
+    return float(arcs.mean()) if len(arcs) else 0.0
 
 
 def _load_parser(name: str) -> Language:
