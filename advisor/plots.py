@@ -78,7 +78,8 @@ def plot_learning_curves(
     ax.set_ylabel(_metric_label(analysis.primary_metric))
     ax.set_title(f"Learning curves: mean and {confidence:.0%} CI over seeds")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right")
     return fig
 
 
@@ -129,7 +130,8 @@ def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
     ax.set_ylabel("score")
     ax.set_title("Data efficiency: where contextual matches full-data baselines")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right")
     return fig
 
 
@@ -177,7 +179,8 @@ def plot_extrapolation(
     ax.set_ylabel("score")
     ax.set_title("Learning-curve extrapolation")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right", fontsize=8)
     return fig
 
 

@@ -33,6 +33,17 @@ __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
 
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
+#: Columns of the run's embedding table shown in the report (others are internal details).
+EMBEDDING_COLUMNS: tuple[str, ...] = (
+    "embedding",
+    "model",
+    "dim",
+    "embedding_bytes",
+    "featurize_seconds",
+    "featurize_items_per_s",
+    "cache_hit",
+)
+
 #: Section headings, in order, shared by both templates (and checked by the tests).
 SECTIONS: tuple[str, ...] = (
     "Verdict",
@@ -61,6 +72,12 @@ def _num(value: Any, spec: str = ".3f") -> str:
     if math.isinf(number):
         return "∞" if number > 0 else "−∞"
     return format(number, spec)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    """Long parameter values (JSON blobs) are cut: the report is for reading."""
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _md(value: Any) -> str:
@@ -169,7 +186,15 @@ def _context(
     analysis: Analysis, rec: Recommendation, figures: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
     names, cost_rows = _cost_rows(rec)
-    embeddings = analysis.embeddings.to_dict("records") if analysis.embeddings is not None else []
+    embeddings = []
+    if analysis.embeddings is not None and len(analysis.embeddings):
+        shown = [c for c in EMBEDDING_COLUMNS if c in analysis.embeddings.columns]
+        embeddings = analysis.embeddings[shown].to_dict("records")
+    params = [
+        (k, _short(v))
+        for k, v in (analysis.params or {}).items()
+        if k not in ("embedding_info", "dataset_info", "environment")
+    ]
     env = dict(analysis.environment or {})
     libraries = env.pop("libraries", None) or {}
     return {
@@ -190,7 +215,7 @@ def _context(
         "dataset_items": [(k, v) for k, v in analysis.dataset.items() if k != "labels"],
         "labels": list(analysis.dataset.get("labels") or []),
         "embedding_rows": embeddings,
-        "params_items": list((analysis.params or {}).items()),
+        "params_items": params,
         "environment_items": list(env.items()),
         "library_items": sorted(libraries.items()),
         "threshold_items": list(rec.thresholds.to_dict().items()),

@@ -346,7 +346,8 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
             rec.efficiency.append(
                 data_efficiency(analysis, "contextual", b, n_boot=t.n_boot, confidence=t.confidence)
             )
-    cs = gaps.get("contextual-static") or gaps.get("contextual-random")
+    # Contextual is weighed against the best cheap embedding (normally static; random if it did better).
+    cs = min((g for g in rec.gaps if g.a == "contextual"), key=lambda g: g.gap)
     target = cs.score_a - loss  # what a cheap embedding must reach to be "as good" as contextual
     for name in names:
         rec.fits[name] = fit_learning_curve(analysis, name)

@@ -128,3 +128,26 @@ def test_analysis_requires_the_curve_columns() -> None:
         Analysis(
             "ner", "f1", pd.DataFrame({"embedding": [], "seed": [], "size": []}), pd.DataFrame(), {}, {}, {}
         )
+
+
+def test_contextual_is_weighed_against_the_best_cheap_embedding() -> None:
+    # static is far behind, but random is close to contextual: the verdict must not use the static gap.
+    scores = {
+        "random": {100: [0.60, 0.60, 0.60], 800: [0.795, 0.80, 0.805]},
+        "static": {100: [0.40, 0.40, 0.40], 800: [0.60, 0.61, 0.60]},
+        "contextual": {100: [0.70, 0.70, 0.70], 800: [0.80, 0.81, 0.82]},
+    }
+    rec = recommend(analysis_from_scores(scores), FAST)
+    assert rec.gap("contextual-static").lo > 0.1
+    assert rec.verdict == "inconclusive"
+    assert "over random" in rec.headline
+
+
+def test_empty_run_is_inconclusive() -> None:
+    import pandas as pd
+
+    empty = Analysis(
+        "ner", "f1", pd.DataFrame(columns=["embedding", "seed", "size", "score"]), pd.DataFrame(), {}, {}, {}
+    )
+    rec = recommend(empty, FAST)
+    assert rec.verdict == "inconclusive" and rec.costs is None
