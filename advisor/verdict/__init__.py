@@ -38,6 +38,7 @@ from advisor.verdict._recommend import (
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
     DEFAULT_CURVES,
+    VERDICT_CURVES,
     analysis_from_scores,
     make_synthetic_analysis,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "DEFAULT_CURVES",
     "PAIRS",
     "VERDICTS",
+    "VERDICT_CURVES",
     "CandidateFit",
     "CostComparison",
     "CurveModel",
