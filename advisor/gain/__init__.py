@@ -1,0 +1,53 @@
+"""Where does context help? A LightGBM model of the contextual advantage, and predictions for new text.
+
+After a run, :func:`fit_gain_model` learns, per evaluation unit (sentence for classification, token
+for NER), how much more often contextual embeddings are right than static ones (random when static
+was not run), from the difficulty metrics and cheap text features that need only training-set
+statistics. It reports an honest grouped cross-validated AUC / R², global and per-unit explanations,
+and sentences a practitioner can act on. :func:`log_gain_model` stores the boosters (LightGBM text
+format) and the statistics in the run, so :func:`load_gain_model` + :func:`predict_gain` can score
+unlabelled production text with nothing else (``advisor predict-gain``).
+
+    result = fit_gain_model("ner", splits.train, splits.test, predictions)
+    log_gain_model(result, tracker)
+    model = load_gain_model("latest")
+    forecast = predict_gain(model, read_unlabelled("traffic.txt", model.task).tokens)
+"""
+
+from __future__ import annotations
+
+from advisor.gain._features import (
+    FEATURES,
+    NEVER_SEEN,
+    FeatureSpec,
+    TrainingStatistics,
+    default_features,
+    gain_features,
+    unit_of,
+)
+from advisor.gain._fit import CVScore, GainResult, advantage_table, fit_gain_model, lgb_params
+from advisor.gain._predict import GainForecast, UnlabelledText, predict_gain, read_unlabelled
+from advisor.gain._store import GAIN_ARTIFACTS, GainModel, load_gain_model, log_gain_model
+
+__all__ = [
+    "FEATURES",
+    "GAIN_ARTIFACTS",
+    "NEVER_SEEN",
+    "CVScore",
+    "FeatureSpec",
+    "GainForecast",
+    "GainModel",
+    "GainResult",
+    "TrainingStatistics",
+    "UnlabelledText",
+    "advantage_table",
+    "default_features",
+    "fit_gain_model",
+    "gain_features",
+    "lgb_params",
+    "load_gain_model",
+    "log_gain_model",
+    "predict_gain",
+    "read_unlabelled",
+    "unit_of",
+]

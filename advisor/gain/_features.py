@@ -1,0 +1,294 @@
+"""Features of the gain model, computed from training-set statistics only.
+
+The gain model must score *unlabelled* production text later (``advisor predict-gain``), where neither
+gold labels nor the trained downstream models exist. So every feature is a function of the item's
+tokens and of :class:`TrainingStatistics` (per-word label counts and the label prior, saved as JSON
+beside the booster), and the very same function computes the features at fit time and at predict time.
+
+Units: classification -> one row per sentence; NER -> one row per *token*. Entities would be the
+paper's unit, but gold entities do not exist in unlabelled text, so they cannot be scored there.
+
+The difficulty metrics are recomputed here from the statistics with the formulas of
+:mod:`advisor.difficulty` (a test checks they equal :func:`advisor.difficulty.item_metrics`):
+
+- classification: ``classify_unseen`` (share of never-seen tokens), ``classify_ambiguity`` (label
+  entropy of the mean smoothed p(label | word)), ``classify_complexity`` (mean dependency distance;
+  needs a spaCy parse, so it is optional).
+- NER tokens: ``ner_unseen`` = 1 / training count, with never-seen tokens at ``2.0`` instead of
+  ``inf`` (above every seen token's 1/count <= 1, and finite for the booster); ``ner_ambiguity`` =
+  number of distinct labels (entity type or O) of the token in training. ``ner_complexity`` is left
+  out: at token level it is the length of the *gold* entity, unknown on unlabelled text.
+
+Cheap extras: length, casing, digits, training frequency (log1p count) and, for NER tokens, whether
+the neighbours are unseen and the sentence's unseen share (context is what a contextual encoder adds).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from advisor.data._corpus import Corpus
+from advisor.difficulty import label_entropy
+from advisor.difficulty._classify import ALPHA
+from advisor.difficulty._ner import tag_type
+from advisor.errors import ConfigError
+
+__all__ = [
+    "FEATURES",
+    "NEVER_SEEN",
+    "FeatureSpec",
+    "TrainingStatistics",
+    "default_features",
+    "gain_features",
+    "unit_of",
+]
+
+#: ``ner_unseen`` of a token never seen in training (1/count is at most 1 for seen tokens).
+NEVER_SEEN = 2.0
+STATISTICS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """How a feature reads in an insight sentence: a phrase and a kind (share, number, flag)."""
+
+    phrase: str
+    kind: str  # "share" (0-1, printed as %), "number", "flag" (0/1)
+
+
+FEATURES: dict[str, dict[str, FeatureSpec]] = {
+    "classify": {
+        "classify_unseen": FeatureSpec("share of words unseen in training", "share"),
+        "classify_ambiguity": FeatureSpec("label entropy of its words (bits)", "number"),
+        "classify_complexity": FeatureSpec("mean dependency distance (tokens)", "number"),
+        "n_tokens": FeatureSpec("length in tokens", "number"),
+        "mean_word_length": FeatureSpec("mean word length (characters)", "number"),
+        "share_capitalised": FeatureSpec("share of capitalised words after the first", "share"),
+        "share_digits": FeatureSpec("share of words with digits", "share"),
+        "mean_log_count": FeatureSpec("mean log(1 + training count) of its words", "number"),
+        "min_log_count": FeatureSpec("lowest log(1 + training count) of its words", "number"),
+    },
+    "ner": {
+        "ner_unseen": FeatureSpec("1 / training count (2 = never seen)", "number"),
+        "ner_ambiguity": FeatureSpec("number of distinct training labels", "number"),
+        "log_count": FeatureSpec("log(1 + training count)", "number"),
+        "token_length": FeatureSpec("length in characters", "number"),
+        "is_capitalised": FeatureSpec("capitalised", "flag"),
+        "is_upper": FeatureSpec("all upper case", "flag"),
+        "has_digit": FeatureSpec("containing a digit", "flag"),
+        "is_first": FeatureSpec("first in its sentence", "flag"),
+        "sentence_length": FeatureSpec("sentence length in tokens", "number"),
+        "prev_unseen": FeatureSpec("preceded by an unseen word", "flag"),
+        "next_unseen": FeatureSpec("followed by an unseen word", "flag"),
+        "sentence_unseen_share": FeatureSpec("share of unseen words in the sentence", "share"),
+    },
+}
+
+
+def unit_of(task: str) -> str:
+    """The gain model's unit: sentences for classification, tokens for NER (see the module docstring)."""
+    return "token" if task == "ner" else "sentence"
+
+
+def default_features(task: str, parse: bool = True) -> list[str]:
+    """All features of ``task``; ``parse=False`` drops the spaCy-based ``classify_complexity``."""
+    names = list(FEATURES[task])
+    return [n for n in names if parse or n != "classify_complexity"]
+
+
+@dataclass(frozen=True)
+class TrainingStatistics:
+    """What the features need from the training split: per-word label counts and the label prior.
+
+    ``word_label_counts[w][y]`` counts occurrences of word ``w`` in training sentences labelled ``y``
+    (classification) or tagged with entity type ``y`` / ``O`` (NER). The prior is the share of
+    training sentences per label (classification) or of tokens per type (NER).
+    """
+
+    task: str
+    word_label_counts: dict[str, dict[str, int]]
+    label_prior: dict[str, float]
+    spacy_model: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_corpus(cls, train: Corpus, spacy_model: str | None = None) -> TrainingStatistics:
+        counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        if train.task == "ner":
+            for tokens, tags in zip(train.tokens, train.labels, strict=True):
+                for token, tag in zip(tokens, tags, strict=True):
+                    counts[token][tag_type(tag)] += 1
+            prior_counts = Counter(tag_type(tag) for tags in train.labels for tag in tags)
+        else:
+            for tokens, label in zip(train.tokens, train.labels, strict=True):
+                for token in tokens:
+                    counts[token][str(label)] += 1
+            prior_counts = Counter(str(label) for label in train.labels)
+        total = sum(prior_counts.values()) or 1
+        return cls(
+            task=train.task,
+            word_label_counts={w: dict(c) for w, c in counts.items()},
+            label_prior={label: n / total for label, n in sorted(prior_counts.items())},
+            spacy_model=spacy_model,
+        )
+
+    @cached_property
+    def token_counts(self) -> dict[str, int]:
+        return {w: sum(c.values()) for w, c in self.word_label_counts.items()}
+
+    @cached_property
+    def _probability_table(self) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+        """Smoothed p(label | word) exactly as :func:`advisor.difficulty.word_label_probabilities`."""
+        labels = list(self.label_prior)
+        prior = np.array([self.label_prior[y] for y in labels])
+        index = {w: i for i, w in enumerate(self.word_label_counts)}
+        counts = np.zeros((len(index), len(labels)))
+        column = {y: k for k, y in enumerate(labels)}
+        for w, row in self.word_label_counts.items():
+            for y, n in row.items():
+                counts[index[w], column[y]] = n
+        table = (counts + ALPHA * prior) / (counts.sum(axis=1, keepdims=True) + ALPHA)
+        return index, table, prior
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": STATISTICS_VERSION,
+            "task": self.task,
+            "word_label_counts": self.word_label_counts,
+            "label_prior": self.label_prior,
+            "spacy_model": self.spacy_model,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_dict(cls, payload: dict[str, Any]) -> TrainingStatistics:
+        if payload.get("version") != STATISTICS_VERSION or payload.get("task") not in FEATURES:
+            raise ConfigError(
+                f"gain statistics of version {payload.get('version')!r} for task {payload.get('task')!r} "
+                f"cannot be read (expected version {STATISTICS_VERSION})",
+                hint="re-run `advisor run` with this advisor version to refit the gain model",
+                code="E801",
+            )
+        return cls(
+            task=payload["task"],
+            word_label_counts={
+                w: {y: int(n) for y, n in c.items()} for w, c in payload["word_label_counts"].items()
+            },
+            label_prior={y: float(p) for y, p in payload["label_prior"].items()},
+            spacy_model=payload.get("spacy_model"),
+            extra=dict(payload.get("extra", {})),
+        )
+
+
+def _log_count(count: int) -> float:
+    return math.log1p(count)
+
+
+def _classify_rows(
+    stats: TrainingStatistics, tokens: Sequence[Sequence[str]], names: Sequence[str], cache_dir: Path | None
+) -> dict[str, list[float]]:
+    counts = stats.token_counts
+    index, table, prior = stats._probability_table
+    columns: dict[str, list[float]] = {n: [] for n in names}
+    for sentence in tokens:
+        seen = [counts.get(t, 0) for t in sentence]
+        n = len(sentence)
+        values = {
+            "classify_unseen": sum(c == 0 for c in seen) / n if n else 0.0,
+            "n_tokens": float(n),
+            "mean_word_length": float(np.mean([len(t) for t in sentence])) if n else 0.0,
+            "share_capitalised": sum(t[:1].isupper() for t in sentence[1:]) / (n - 1) if n > 1 else 0.0,
+            "share_digits": sum(any(ch.isdigit() for ch in t) for t in sentence) / n if n else 0.0,
+            "mean_log_count": float(np.mean([_log_count(c) for c in seen])) if n else 0.0,
+            "min_log_count": min((_log_count(c) for c in seen), default=0.0),
+        }
+        if "classify_ambiguity" in columns:
+            values["classify_ambiguity"] = label_entropy(sentence, index, table, prior)
+        for name in names:
+            if name != "classify_complexity":
+                columns[name].append(float(values[name]))
+    if "classify_complexity" in columns:
+        from advisor.difficulty import dependency_distance, parse_tokens
+
+        docs = parse_tokens(tokens, spacy_model=stats.spacy_model, cache_dir=cache_dir)
+        columns["classify_complexity"] = [dependency_distance(doc) for doc in docs]
+    return columns
+
+
+def _ner_rows(
+    stats: TrainingStatistics, tokens: Sequence[Sequence[str]], names: Sequence[str]
+) -> dict[str, list[float]]:
+    counts = stats.token_counts
+    labels = stats.word_label_counts
+    columns: dict[str, list[float]] = {n: [] for n in names}
+    for sentence in tokens:
+        seen = [counts.get(t, 0) for t in sentence]
+        n = len(sentence)
+        unseen_share = sum(c == 0 for c in seen) / n if n else 0.0
+        for i, token in enumerate(sentence):
+            values = {
+                "ner_unseen": 1.0 / seen[i] if seen[i] else NEVER_SEEN,
+                "ner_ambiguity": float(len(labels.get(token, ()))),
+                "log_count": _log_count(seen[i]),
+                "token_length": float(len(token)),
+                "is_capitalised": float(token[:1].isupper()),
+                "is_upper": float(token.isupper()),
+                "has_digit": float(any(ch.isdigit() for ch in token)),
+                "is_first": float(i == 0),
+                "sentence_length": float(n),
+                "prev_unseen": float(i > 0 and seen[i - 1] == 0),
+                "next_unseen": float(i + 1 < n and seen[i + 1] == 0),
+                "sentence_unseen_share": unseen_share,
+            }
+            for name in names:
+                columns[name].append(values[name])
+    return columns
+
+
+def gain_features(
+    stats: TrainingStatistics,
+    tokens: Sequence[Sequence[str]],
+    names: Sequence[str] | None = None,
+    cache_dir: Path | str | None = None,
+) -> pd.DataFrame:
+    """One row per unit (sentence, or NER token) of ``tokens``: ``item``, ``unit``, ``text`` and the features.
+
+    ``item`` is the sentence index (the CV and bootstrap group); ``unit`` is the token position for
+    NER. Only ``stats`` is needed, so this runs on unlabelled text exactly as at fit time.
+    """
+    available = FEATURES[stats.task]
+    chosen = list(names) if names is not None else default_features(stats.task)
+    unknown = [n for n in chosen if n not in available]
+    if unknown:
+        raise ConfigError(
+            f"unknown {stats.task} gain feature(s): {', '.join(unknown)}",
+            hint=f"choose from: {', '.join(available)}",
+            code="E802",
+        )
+    if stats.task == "ner":
+        frame = pd.DataFrame(
+            {
+                "item": [i for i, s in enumerate(tokens) for _ in s],
+                "unit": [k for s in tokens for k in range(len(s))],
+                "text": [t for s in tokens for t in s],
+            }
+        )
+        columns = _ner_rows(stats, tokens, chosen)
+    else:
+        frame = pd.DataFrame(
+            {"item": range(len(tokens)), "unit": range(len(tokens)), "text": [" ".join(s) for s in tokens]}
+        )
+        columns = _classify_rows(stats, tokens, chosen, Path(cache_dir) if cache_dir is not None else None)
+    for name in chosen:
+        frame[name] = np.asarray(columns[name], dtype=float)
+    frame.attrs.update({"task": stats.task, "unit": unit_of(stats.task), "features": chosen})
+    return frame

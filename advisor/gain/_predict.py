@@ -1,0 +1,229 @@
+"""Score unlabelled production text with a logged gain model: how much would context help *there*?
+
+Input formats (``read_unlabelled``): one text per line (tokenised with the readers' tokenizer; blank
+lines are skipped), or CoNLL (one token per row, sentences separated by blank lines) with or without a
+tag column; tags are ignored. ``auto`` picks CoNLL when the file has blank-line-separated blocks and
+(at least 90 % of) its rows are a lone token or end in an IOB-style tag.
+
+Uncertainty of the traffic-level numbers has two parts, combined in quadrature:
+
+- sampling: a percentile-free normal bootstrap over *sentences* of the mean predicted value (how much
+  the number would move with other traffic of the same kind);
+- model error: the standard deviation over CV folds of (mean prediction - mean truth) on held-out
+  folds, recorded at fit time: the systematic error of the model's average, which more traffic
+  does not shrink.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from advisor.data import tokenize
+from advisor.data._text import read_text_file
+from advisor.errors import ConfigError, InputError
+from advisor.gain._features import gain_features
+from advisor.gain._store import GainModel
+
+__all__ = ["FORMATS", "GainForecast", "UnlabelledText", "predict_gain", "read_unlabelled"]
+
+FORMATS: tuple[str, ...] = ("auto", "lines", "conll")
+_TAG = re.compile(r"^(O|[BIESLU]-\S+|[BIESLU]_\S+)$")
+
+
+@dataclass(frozen=True)
+class UnlabelledText:
+    """Token lists of unlabelled text, with the line each item starts on."""
+
+    tokens: list[list[str]]
+    line_numbers: list[int]
+    source: str
+    format: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def _is_conll(rows: list[tuple[int, list[str]]], has_blocks: bool) -> bool:
+    """Blank-line-separated blocks whose rows (90 %, so a broken row is reported, not misread) are a
+    lone token or end in a tag."""
+    if not has_blocks or not rows:
+        return False
+    looks = sum(len(columns) == 1 or bool(_TAG.match(columns[-1])) for _, columns in rows)
+    return looks >= 0.9 * len(rows)
+
+
+def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> UnlabelledText:
+    """Read production text for :func:`predict_gain`; bad input raises InputError with file:line."""
+    if format not in FORMATS:
+        raise ConfigError(
+            f"unknown format {format!r}", hint=f"choose one of: {', '.join(FORMATS)}", code="E830"
+        )
+    text = read_text_file(path)
+    rows = [
+        (number, line.split())
+        for number, line in enumerate(text.lines, start=1)
+        if line.strip() and not line.strip().startswith("-DOCSTART-")
+    ]
+    blank = [not line.strip() for line in text.lines]
+    has_blocks = any(
+        blank[i] and not blank[i - 1] and i + 1 < len(blank) and not blank[i + 1]
+        for i in range(1, len(blank))
+    )
+    chosen = format if format != "auto" else ("conll" if _is_conll(rows, has_blocks) else "lines")
+    tokens: list[list[str]] = []
+    starts: list[int] = []
+    if chosen == "lines":
+        for number, line in enumerate(text.lines, start=1):
+            if line.strip():
+                tokens.append(tokenize(line))
+                starts.append(number)
+    else:
+        width = len(rows[0][1]) if rows else 0
+        current: list[str] = []
+        for number, line in enumerate(text.lines, start=1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("-DOCSTART-"):
+                if current:
+                    tokens.append(current)
+                    current = []
+                continue
+            columns = stripped.split()
+            if len(columns) != width:
+                raise InputError(
+                    f"row has {len(columns)} column{'s' if len(columns) != 1 else ''}; the first row has {width}",
+                    file=text.path,
+                    line=number,
+                    hint="CoNLL rows are a token, optionally followed by tag columns (ignored); "
+                    "use --format lines for one text per line",
+                    code="E831",
+                )
+            if not current:
+                starts.append(number)
+            current.append(columns[0])
+        if current:
+            tokens.append(current)
+    if not tokens:
+        raise InputError(
+            "no text found", file=text.path, line=1, hint="the file has only blank lines", code="E832"
+        )
+    if task not in ("ner", "classify"):
+        raise ConfigError(f"unknown task {task!r}", hint="choose one of: ner, classify", code="E833")
+    return UnlabelledText(tokens, starts, text.path, chosen, list(text.warnings))
+
+
+@dataclass
+class GainForecast:
+    """Expected share of units where context helps and expected score gain on the given text."""
+
+    task: str
+    unit: str
+    baseline: str
+    n_sentences: int
+    n_units: int
+    expected_share: float
+    share_lo: float
+    share_hi: float
+    expected_gain: float  # score units (0-1): accuracy (classification) / token accuracy (NER)
+    gain_lo: float
+    gain_hi: float
+    sampling_sd: dict[str, float]
+    model_sd: dict[str, float]
+    confidence: float
+    learned_something: bool
+    training_gain: float  # mean advantage on the run's evaluation data, for comparison
+    training_share: float
+    per_unit: pd.DataFrame
+
+    def summary_lines(self) -> list[str]:
+        score = "token accuracy" if self.task == "ner" else "accuracy"
+        units = f"{self.unit}s"
+        level = f"{self.confidence:.0%}"
+        lines = [
+            f"{self.n_sentences:,} texts, {self.n_units:,} {units} scored against the run's training statistics.",
+            f"Context expected to help (right where {self.baseline} is wrong) on {self.expected_share:.1%} of "
+            f"{units} ({level} interval {self.share_lo:.1%} to {self.share_hi:.1%}); "
+            f"on the run's evaluation data: {self.training_share:.1%}.",
+            f"Expected gain of contextual over {self.baseline}: {100 * self.expected_gain:+.1f} points of {score} "
+            f"({level} interval {100 * self.gain_lo:+.1f} to {100 * self.gain_hi:+.1f}; "
+            f"on the run's evaluation data: {100 * self.training_gain:+.1f}).",
+            f"Uncertainty: sampling sd {100 * self.sampling_sd['gain']:.2f} points (bootstrap over texts), "
+            f"model sd {100 * self.model_sd['gain']:.2f} points (CV error of the mean).",
+        ]
+        if not self.learned_something:
+            lines.append(
+                "Warning: the gain model learned nothing reliable on its run (see gain_cv_auc): these numbers "
+                "are close to the run's average and do not say where context helps."
+            )
+        return lines
+
+
+def _bootstrap_sd(per_sentence: np.ndarray, counts: np.ndarray, n_boot: int, seed: int) -> float:
+    """Sd of the unit-weighted mean over sentence resamples (ratio of weighted sums)."""
+    rng = np.random.default_rng(seed)
+    n = len(counts)
+    means = np.empty(n_boot)
+    for b in range(n_boot):
+        weights = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        total = float(weights @ counts)
+        means[b] = float(weights @ per_sentence) / total if total else np.nan
+    return float(np.nanstd(means, ddof=1)) if n_boot > 1 else 0.0
+
+
+def predict_gain(
+    model: GainModel,
+    tokens: list[list[str]],
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    cache_dir: Path | str | None = None,
+) -> GainForecast:
+    """Predict per unit, then the traffic-level share and gain with their uncertainty (module docstring)."""
+    from scipy import stats
+
+    if not 0 < confidence < 1:
+        raise ConfigError(f"confidence must be in (0, 1), got {confidence}", code="E834")
+    table = gain_features(model.statistics, tokens, model.features, cache_dir=cache_dir)
+    if table.empty:
+        raise InputError("the text has no tokens to score", hint="pass non-empty sentences", code="E835")
+    x = table[model.features]
+    table["predicted_gain"] = model.booster.predict(x)
+    share = float(model.meta.get("share_helps", 0.0))
+    table["p_helps"] = model.helps_booster.predict(x) if model.helps_booster is not None else share
+    items = table["item"].to_numpy()
+    n_sentences = len(tokens)
+    counts = np.bincount(items, minlength=n_sentences).astype(float)
+    present = counts > 0
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    sampling, model_sd, bounds = {}, {}, {}
+    for key, column in (("gain", "predicted_gain"), ("share", "p_helps")):
+        per_sentence = np.bincount(items, weights=table[column].to_numpy(float), minlength=n_sentences)
+        sampling[key] = _bootstrap_sd(per_sentence[present], counts[present], n_boot, seed)
+        error = float(model.meta.get("model_error", {}).get(key, 0.0))
+        model_sd[key] = error if np.isfinite(error) else 0.0
+        mean = float(table[column].mean())
+        half = z * float(np.hypot(sampling[key], model_sd[key]))
+        bounds[key] = (mean, mean - half, mean + half)
+    share_mean, share_lo, share_hi = bounds["share"]
+    return GainForecast(
+        task=model.task,
+        unit=str(model.meta.get("unit", "")),
+        baseline=str(model.meta.get("baseline", "static")),
+        n_sentences=n_sentences,
+        n_units=len(table),
+        expected_share=share_mean,
+        share_lo=max(0.0, share_lo),
+        share_hi=min(1.0, share_hi),
+        expected_gain=bounds["gain"][0],
+        gain_lo=bounds["gain"][1],
+        gain_hi=bounds["gain"][2],
+        sampling_sd=sampling,
+        model_sd=model_sd,
+        confidence=confidence,
+        learned_something=model.learned_something,
+        training_gain=float(model.meta.get("mean_advantage", float("nan"))),
+        training_share=share,
+        per_unit=table,
+    )
