@@ -67,3 +67,11 @@ def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_vectors_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tiny_vectors(tmp_path_factory.mktemp("vectors") / "tiny.vec.txt")
+
+
+@pytest.fixture(scope="session")
+def app_store(tmp_path_factory: pytest.TempPathFactory):
+    """An MLflow store with a finished and a half-done synthetic NER analysis (the app's tests read it)."""
+    from tests.advisor.app.synthetic_store import build_store
+
+    return build_store(tmp_path_factory.mktemp("app_store"))

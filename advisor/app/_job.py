@@ -1,0 +1,165 @@
+"""The run as an ``advisor run`` subprocess: Streamlit has no background jobs, and a separate process
+can be stopped with SIGTERM (``advisor run`` then ends its MLflow runs KILLED and keeps finished cells).
+
+The page keeps the :class:`RunJob` in ``st.session_state``; stdout and stderr go to a log file in the
+upload folder so the page can show its tail after any rerun.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from advisor.errors import ConfigError
+from advisor.runner import RunSettings
+
+__all__ = ["SESSION_TAG", "RunJob", "display_command", "parse_list", "run_command", "start_run", "tail"]
+
+#: Parent-run tag that lets a page find the analysis its subprocess opened.
+SESSION_TAG = "app.session"
+_LAUNCH = "from advisor.cli import main; main()"
+
+
+def parse_list(text: str, cast: type[int] | type[float], what: str) -> list | None:
+    """``"100, 200,400"`` -> ``[100, 200, 400]``; empty text -> None (the profile decides)."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        return None
+    try:
+        values = [cast(p) for p in parts]
+    except ValueError:
+        raise ConfigError(
+            f"cannot read {text!r} as {what}",
+            hint="write numbers separated by commas, e.g. 100,200,400",
+            code="E210",
+        ) from None
+    if any(v <= 0 for v in values):
+        raise ConfigError(f"{what} must be positive, got {text!r}", code="E210")
+    return values
+
+
+def display_command(command: list[str]) -> str:
+    """The subprocess command as a user would type it (``advisor run ...``), shell-quoted."""
+    import shlex
+
+    args = command[3:] if command[1:3] == ["-c", _LAUNCH] else command[1:]
+    return shlex.join(["advisor", *args])
+
+
+def _join(values: list[int] | list[float]) -> str:
+    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def run_command(settings: RunSettings, session_id: str, python: str | None = None) -> list[str]:
+    """The ``advisor run`` argument list for ``settings``, tagged with the page's session id."""
+    args = [python or sys.executable, "-c", _LAUNCH, "run", settings.data, "--task", settings.task]
+    optional = {
+        "--dev": settings.dev,
+        "--test": settings.test,
+        "--text-col": settings.text_col,
+        "--label-col": settings.label_col,
+        "--sizes": _join(settings.sizes) if settings.sizes else None,
+        "--fractions": _join(settings.fractions) if settings.fractions else None,
+        "--seeds": str(settings.seeds) if settings.seeds else None,
+        "--contextual": settings.contextual,
+        "--static": settings.static,
+        "--tracking-uri": settings.tracking_uri,
+        "--device": settings.device,
+    }
+    for flag, value in optional.items():
+        if value:
+            args += [flag, value]
+    args += [
+        "--embeddings",
+        ",".join(settings.embeddings),
+        "--profile",
+        settings.profile,
+        "--layer",
+        settings.layer,
+        "--pooling",
+        settings.pooling,
+        "--split-seed",
+        str(settings.split_seed),
+        "--experiment",
+        settings.experiment,
+    ]
+    if settings.force:
+        args.append("--force")
+    for key, value in {**settings.tags, SESSION_TAG: session_id}.items():
+        args += ["--tag", f"{key}={value}"]
+    return args
+
+
+@dataclass
+class RunJob:
+    """A running (or ended) ``advisor run`` subprocess and where its output goes."""
+
+    process: subprocess.Popen
+    command: list[str]
+    log_path: Path
+    session_id: str
+    started_at: float = field(default_factory=time.time)
+    stop_requested: bool = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.poll()
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self, grace_seconds: float = 30.0) -> int | None:
+        """SIGTERM (the run ends KILLED, finished cells kept); SIGKILL only if it ignores that for ``grace_seconds``."""
+        self.stop_requested = True
+        if not self.running:
+            return self.returncode
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=grace_seconds)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+    def log_tail(self, lines: int = 30) -> str:
+        return tail(self.log_path, lines)
+
+
+def start_run(
+    command: list[str], log_path: Path, session_id: str, env: dict[str, str] | None = None
+) -> RunJob:
+    """Start ``command`` in its own process group with stdout+stderr appended to ``log_path``."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1", **(env or {})}
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=child_env,
+            start_new_session=True,  # a Ctrl-C meant for the UI server does not kill the run mid-cell
+        )
+    return RunJob(process=process, command=command, log_path=log_path, session_id=session_id)
+
+
+def tail(path: Path, lines: int = 30, max_bytes: int = 64_000) -> str:
+    """The last ``lines`` lines of a (possibly growing) log file; empty when it does not exist yet."""
+    try:
+        with Path(path).open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - max_bytes))
+            data = handle.read()
+    except FileNotFoundError:
+        return ""
+    return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])

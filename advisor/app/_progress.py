@@ -1,0 +1,100 @@
+"""Progress of a run as the page sees it: read from MLflow only, like everything else in the app.
+
+A cell is finished when its child run has a ``score`` at step = size (see ``advisor.tracking``), so
+counting those steps gives cells done; the parent tag ``advisor.total_cells`` gives the total.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from advisor.app._job import SESSION_TAG
+from advisor.tracking import client_for, find_analyses
+
+__all__ = ["RunProgress", "find_session_run", "read_progress"]
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """Cells done of total, the run's status, and an ETA from the pace of the cells finished so far."""
+
+    run_id: str
+    status: str
+    done: int
+    total: int
+    eta_seconds: float
+    elapsed_seconds: float
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("FINISHED", "FAILED", "KILLED")
+
+    def describe(self) -> str:
+        text = f"{self.done} / {self.total or '?'} cells done ({self.status.lower()})"
+        if not self.finished and math.isfinite(self.eta_seconds):
+            text += f", about {_duration(self.eta_seconds)} left"
+        return text
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def find_session_run(session_id: str, tracking_uri: str | None = None) -> str | None:
+    """The newest analysis tagged ``app.session = session_id`` (None until the subprocess opened it)."""
+    for run in find_analyses(tracking_uri, max_results=200):
+        if run.data.tags.get(SESSION_TAG) == session_id:
+            return run.info.run_id
+    return None
+
+
+def read_progress(run_id: str, tracking_uri: str | None = None, since: float | None = None) -> RunProgress:
+    """Cells done / total of ``run_id``; the ETA uses cells finished after ``since`` (epoch seconds).
+
+    Cells reused from an earlier run finish "instantly" and would make the pace look fast, hence
+    ``since``: pass the time the subprocess started.
+    """
+    client = client_for(tracking_uri)
+    parent = client.get_run(run_id)
+    total = int(parent.data.tags.get("advisor.total_cells", 0) or 0)
+    children = client.search_runs(
+        [parent.info.experiment_id],
+        filter_string=f"tags.`mlflow.parentRunId` = '{run_id}' and tags.`advisor.kind` = 'curve'",
+        max_results=5000,
+    )
+    finished: dict[tuple[str, int], float] = {}  # (child, size) -> latest finish: --force re-logs a step
+    for child in children:
+        for metric in client.get_metric_history(child.info.run_id, "score"):
+            key = (child.info.run_id, int(metric.step))
+            finished[key] = max(finished.get(key, 0.0), metric.timestamp / 1000)
+    finish_times = list(finished.values())
+    start = since if since is not None else parent.info.start_time / 1000
+    now = time.time()
+    elapsed = now - start
+    recent = [t for t in finish_times if t >= start]
+    done = len(finish_times)
+    remaining = max(total - done, 0)
+    eta = math.nan
+    if remaining == 0:
+        eta = 0.0
+    elif recent:
+        eta = (max(recent) - start) / len(recent) * remaining
+    return RunProgress(
+        run_id=run_id,
+        status=parent.info.status,
+        done=done,
+        total=total,
+        eta_seconds=eta,
+        elapsed_seconds=elapsed,
+    )

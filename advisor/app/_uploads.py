@@ -1,0 +1,174 @@
+"""Uploaded datasets: size cap, safe file names, one folder per upload, and task detection.
+
+Uploads are only ever *read as text* by the dataset readers: nothing uploaded is executed or
+unpickled, and the stored name keeps no directory part, so an upload cannot land outside its folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from advisor.errors import ConfigError, InputError
+from advisor.tracking import resolve_tracking_uri
+
+__all__ = [
+    "DATA_SUFFIXES",
+    "DEFAULT_MAX_UPLOAD_MB",
+    "DEMO_DIR",
+    "DemoDataset",
+    "StoredUpload",
+    "demo_datasets",
+    "detect_task",
+    "max_upload_mb",
+    "sanitize_filename",
+    "store_upload",
+    "upload_root",
+]
+
+DEFAULT_MAX_UPLOAD_MB = 50
+#: Suffixes the readers understand; anything else is refused before it is written to disk.
+DATA_SUFFIXES: tuple[str, ...] = (
+    ".conll",
+    ".bio",
+    ".iob",
+    ".txt",
+    ".tsv",
+    ".csv",
+    ".jsonl",
+    ".json",
+    ".ndjson",
+)
+DEMO_DIR = Path(__file__).resolve().parents[2] / "experiments" / "demo"
+_NER_TAG = re.compile(r"^(O|[BIES]-\S+|[BIES]|[UL]-\S+)$")
+
+
+def max_upload_mb() -> int:
+    """The upload cap in MB: ``ADVISOR_MAX_UPLOAD_MB`` or 50 (``advisor ui`` passes the same to Streamlit)."""
+    raw = os.environ.get("ADVISOR_MAX_UPLOAD_MB", str(DEFAULT_MAX_UPLOAD_MB))
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(
+            f"ADVISOR_MAX_UPLOAD_MB must be a whole number of megabytes, got {raw!r}", code="E250"
+        ) from None
+    if value <= 0:
+        raise ConfigError(f"ADVISOR_MAX_UPLOAD_MB must be positive, got {value}", code="E250")
+    return value
+
+
+def upload_root(tracking_uri: str | None = None) -> Path:
+    """``ADVISOR_UPLOAD_DIR``, else ``uploads/`` beside a local sqlite store, else ``./mlruns/uploads``."""
+    if os.environ.get("ADVISOR_UPLOAD_DIR"):
+        return Path(os.environ["ADVISOR_UPLOAD_DIR"]).resolve()
+    uri = resolve_tracking_uri(tracking_uri)
+    if uri.startswith("sqlite:///"):
+        return (Path(uri.removeprefix("sqlite:///")).parent / "uploads").resolve()
+    return Path("mlruns", "uploads").resolve()
+
+
+def sanitize_filename(name: str) -> str:
+    """Keep the base name only, in ``[A-Za-z0-9._-]``, without leading dots, at most 100 characters."""
+    base = re.split(r"[\\/]", name)[-1]
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", base).lstrip("._")
+    if not cleaned:
+        cleaned = "upload"
+    stem, dot, suffix = cleaned.rpartition(".")
+    if dot and len(suffix) <= 10:
+        return f"{stem[: 100 - len(suffix) - 1]}.{suffix}"
+    return cleaned[:100]
+
+
+@dataclass(frozen=True)
+class StoredUpload:
+    """Where an upload was written, and the folder that also holds its run log."""
+
+    path: Path
+    folder: Path
+    original_name: str
+    size_bytes: int
+
+
+def store_upload(
+    name: str,
+    data: bytes,
+    root: Path,
+    max_mb: int | None = None,
+    folder: Path | None = None,
+) -> StoredUpload:
+    """Write ``data`` as ``root/<uuid>/<safe name>`` (or into ``folder``) after the size and type checks."""
+    limit = max_upload_mb() if max_mb is None else max_mb
+    if len(data) > limit * 1024 * 1024:
+        raise InputError(
+            f"the upload is {len(data) / 1024 / 1024:.1f} MB, over the {limit} MB limit",
+            file=name,
+            hint="set ADVISOR_MAX_UPLOAD_MB (or `advisor ui --max-upload-mb`) higher, or run `advisor run` on the file",
+            code="E150",
+        )
+    if not data.strip():
+        raise InputError("the uploaded file is empty", file=name, code="E151")
+    safe = sanitize_filename(name)
+    suffix = Path(safe).suffix.lower()
+    if suffix not in DATA_SUFFIXES:
+        raise InputError(
+            f"unsupported file type {suffix or '(none)'!r}",
+            file=name,
+            hint=f"upload one of: {', '.join(DATA_SUFFIXES)}",
+            code="E152",
+        )
+    target_folder = folder if folder is not None else Path(root) / uuid.uuid4().hex
+    target_folder.mkdir(parents=True, exist_ok=True)
+    path = target_folder / safe
+    path.write_bytes(data)
+    return StoredUpload(path=path, folder=target_folder, original_name=name, size_bytes=len(data))
+
+
+def detect_task(name: str, head: bytes) -> str | None:
+    """Guess ``ner`` or ``classify`` from the suffix and the first lines; None when it cannot tell."""
+    suffix = Path(name).suffix.lower()
+    text = head[:65536].decode("utf-8", errors="replace")
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if suffix in (".conll", ".bio", ".iob"):
+        return "ner"
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        for line in lines[:5]:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                return "ner" if "tokens" in record else "classify"
+        return None
+    if suffix == ".csv":
+        return "classify"
+    if not lines:
+        return None
+    # .tsv / .txt: CoNLL rows end in a tag column; classification rows hold a whole sentence.
+    last_columns = [line.split()[-1] for line in lines if len(line.split()) >= 2]
+    if last_columns and sum(bool(_NER_TAG.match(c)) for c in last_columns) >= 0.8 * len(last_columns):
+        return "ner"
+    return "classify"
+
+
+@dataclass(frozen=True)
+class DemoDataset:
+    """A bundled demo task: train/dev/test files from ``experiments/demo``."""
+
+    task: str
+    train: Path
+    dev: Path
+    test: Path
+
+
+def demo_datasets(directory: Path = DEMO_DIR) -> dict[str, DemoDataset]:
+    """The demo tasks whose three files exist (empty outside a checkout of the project)."""
+    found: dict[str, DemoDataset] = {}
+    for task, suffix in (("ner", "conll"), ("classify", "csv")):
+        files = [directory / f"{task}_{part}.{suffix}" for part in ("train", "dev", "test")]
+        if all(f.exists() for f in files):
+            found[task] = DemoDataset(task, *files)
+    return found

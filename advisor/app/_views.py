@@ -1,0 +1,247 @@
+"""View models of the results pages: tables the app shows, built from an ``Analysis`` and MLflow.
+
+The verdict itself always comes from :func:`advisor.verdict.recommend`; these helpers only reshape
+numbers for display (cost labels, the slice table, the per-item explorer, the history list).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+import pandas as pd
+
+from advisor.analysis import Analysis
+from advisor.difficulty import EntitySpan, difficulty_metric_names, recognised_exactly
+from advisor.tracking import client_for, resolve_tracking_uri
+from advisor.verdict import COST_COLUMNS, CostComparison
+
+__all__ = [
+    "compare_url",
+    "cost_table",
+    "filter_items",
+    "history_frame",
+    "item_metric_columns",
+    "item_outcomes",
+    "load_predictions",
+    "mlflow_ui_command",
+    "slice_table",
+]
+
+
+def cost_table(costs: CostComparison) -> pd.DataFrame:
+    """The cost comparison with readable column names (``label [unit]``), cheapest embedding first."""
+    labels = {col: f"{label} [{unit}]" for col, label, unit in COST_COLUMNS}
+    shown = [c for c in labels if c in costs.table.columns and costs.table[c].notna().any()]
+    return costs.table[shown].rename(columns=labels)
+
+
+def slice_table(slices: pd.DataFrame | None) -> pd.DataFrame:
+    """Difficulty gaps at the largest size: one row per (metric, pair), gaps in points with their CI."""
+    if slices is None or slices.empty:
+        return pd.DataFrame(columns=["metric", "pair", "difficult", "easy", "difficult − easy", "CI"])
+    at = slices[slices["size"] == slices["size"].max()]
+    rows = []
+    for (metric, pair), group in at.groupby(["metric", "pair"], sort=False):
+        by_slice = group.set_index("slice")
+
+        def pts(name: str, frame: pd.DataFrame = by_slice) -> float:
+            return float(frame.loc[name, "gap"]) * 100 if name in frame.index else np.nan
+
+        diff = by_slice.loc["difficult-minus-easy"] if "difficult-minus-easy" in by_slice.index else None
+        ci = f"{diff['gap_lo'] * 100:+.1f} to {diff['gap_hi'] * 100:+.1f}" if diff is not None else ""
+        rows.append(
+            {
+                "metric": metric,
+                "pair": pair,
+                "difficult": pts("difficult"),
+                "easy": pts("easy"),
+                "difficult − easy": pts("difficult-minus-easy"),
+                "CI": ci,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _read_table(client: Any, run_id: str, artifact_file: str) -> pd.DataFrame | None:
+    """An MLflow ``log_table`` JSON artifact as a frame; None when the run has no such file."""
+    folder = str(Path(artifact_file).parent)
+    if artifact_file not in {a.path for a in client.list_artifacts(run_id, folder)}:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        local = client.download_artifacts(run_id, artifact_file, tmp)
+        payload = json.loads(Path(local).read_text(encoding="utf-8"))
+    return pd.DataFrame(payload["data"], columns=payload["columns"])
+
+
+def load_predictions(
+    run_id: str, tracking_uri: str | None = None, size: int | None = None
+) -> dict[tuple[str, int], pd.DataFrame]:
+    """Per-item prediction tables of every (embedding, seed) cell of a run at ``size`` (default: largest)."""
+    client = client_for(tracking_uri)
+    parent = client.get_run(run_id)
+    children = client.search_runs(
+        [parent.info.experiment_id],
+        filter_string=f"tags.`mlflow.parentRunId` = '{run_id}' and tags.`advisor.kind` = 'curve'",
+        max_results=5000,
+    )
+    if size is None:
+        steps = [int(m.step) for c in children for m in client.get_metric_history(c.info.run_id, "score")]
+        if not steps:
+            return {}
+        size = max(steps)
+    tables: dict[tuple[str, int], pd.DataFrame] = {}
+    for child in children:
+        frame = _read_table(client, child.info.run_id, f"predictions/size_{size:07d}.json")
+        if frame is not None:
+            key = (child.data.tags["advisor.embedding"], int(child.data.tags["advisor.seed"]))
+            tables[key] = frame.sort_values("item").reset_index(drop=True)
+    return tables
+
+
+def _is_tag(value: str) -> bool:
+    return value == "O" or value[:2] in ("B-", "I-")
+
+
+def _row_correct(task: str, items: pd.DataFrame, predictions: pd.DataFrame) -> np.ndarray:
+    """Whether one prediction table gets each row of ``items`` right, scored as the difficulty gaps are."""
+    by_item = predictions.set_index("item")
+    if task != "ner" or "start" not in items.columns:
+        return items["item"].map(by_item["correct"]).astype(float).to_numpy() >= 0.5
+    tags = {int(i): str(p).split() for i, p in by_item["prediction"].items()}
+    out = np.zeros(len(items), dtype=bool)
+    for row, (item, start, end, gold) in enumerate(
+        items[["item", "start", "end", "gold"]].itertuples(index=False)
+    ):
+        predicted = tags.get(int(item), [])
+        if not str(gold):  # sentence level: the whole sequence
+            out[row] = bool(by_item.loc[int(item), "correct"] >= 0.5)
+        elif _is_tag(str(gold)):  # token level
+            out[row] = int(start) < len(predicted) and predicted[int(start)] == gold
+        elif int(end) <= len(predicted):  # entity level: strict IOB2, type and both bounds
+            out[row] = recognised_exactly(EntitySpan(int(item), int(start), int(end), str(gold)), predicted)
+    return out
+
+
+def item_outcomes(
+    analysis: Analysis,
+    predictions: Mapping[tuple[str, int], pd.DataFrame],
+    embeddings: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The per-item table with, per embedding, the share of seeds that got the row right.
+
+    Rows are ``analysis.items`` (entities for NER, sentences for classification) when the run has
+    them, else the evaluation items of the prediction tables. Adds ``right_<embedding>`` columns
+    (0..1) and ``right_by``: the embeddings that got it right in most seeds.
+    """
+    names = list(embeddings or [e for e in analysis.embedding_names if any(k[0] == e for k in predictions)])
+    if analysis.items is not None and len(analysis.items):
+        table = analysis.items.copy()
+    elif predictions:
+        first = next(iter(predictions.values()))
+        table = first[[c for c in ("item", "line", "gold") if c in first.columns]].copy()
+    else:
+        return pd.DataFrame()
+    for name in names:
+        runs = [
+            _row_correct(analysis.task, table, frame) for (e, _), frame in predictions.items() if e == name
+        ]
+        table[f"right_{name}"] = np.mean(runs, axis=0) if runs else np.nan
+    table["right_by"] = [
+        ", ".join(n for n in names if row[f"right_{n}"] > 0.5) or "none"
+        for _, row in table[[f"right_{n}" for n in names]].iterrows()
+    ]
+    return table
+
+
+def item_metric_columns(task: str, table: pd.DataFrame) -> list[str]:
+    """Difficulty metric columns present in an item table, in registry order."""
+    return [name for name in difficulty_metric_names(task) if name in table.columns]
+
+
+def filter_items(
+    table: pd.DataFrame,
+    metric: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    right: Mapping[str, bool] | None = None,
+    keep_nonfinite: bool = True,
+) -> pd.DataFrame:
+    """Rows whose ``metric`` lies in [low, high] and whose ``right_<embedding>`` majority matches ``right``.
+
+    Non-finite metric values (``ner_unseen`` is infinite for never-seen words) sit outside any slider
+    range; ``keep_nonfinite`` keeps them.
+    """
+    mask = pd.Series(True, index=table.index)
+    if metric is not None:
+        values = table[metric].astype(float)
+        in_range = pd.Series(True, index=table.index)
+        if low is not None:
+            in_range &= values >= low
+        if high is not None:
+            in_range &= values <= high
+        mask &= in_range | (~np.isfinite(values) & keep_nonfinite)
+    for name, wanted in (right or {}).items():
+        mask &= (table[f"right_{name}"] > 0.5) == wanted
+    return table[mask]
+
+
+def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
+    """One row per analysis (MLflow parent run): what it was on, how far it got and its verdict."""
+    rows = []
+    for run in runs:
+        tags, params = run.data.tags, run.data.params
+        rows.append(
+            {
+                "run_id": run.info.run_id,
+                "name": run.info.run_name,
+                "dataset": tags.get("advisor.dataset", params.get("dataset", "")),
+                "task": tags.get("advisor.task", params.get("task", "")),
+                "profile": tags.get("advisor.profile", params.get("profile", "")),
+                "status": run.info.status,
+                "cells": tags.get("advisor.total_cells", ""),
+                "verdict": tags.get("advisor.verdict", ""),
+                "started": datetime.fromtimestamp(run.info.start_time / 1000, tz=UTC).strftime(
+                    "%Y-%m-%d %H:%M UTC"
+                ),
+                "experiment_id": run.info.experiment_id,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "run_id",
+            "name",
+            "dataset",
+            "task",
+            "profile",
+            "status",
+            "cells",
+            "verdict",
+            "started",
+            "experiment_id",
+        ],
+    )
+
+
+def mlflow_ui_command(tracking_uri: str | None = None) -> str:
+    """The command that opens the same store in the MLflow UI."""
+    return f"mlflow ui --backend-store-uri {resolve_tracking_uri(tracking_uri)}"
+
+
+def compare_url(
+    run_ids: Sequence[str], experiment_ids: Sequence[str], base: str = "http://127.0.0.1:5000"
+) -> str:
+    """The MLflow UI page comparing ``run_ids`` (one run id opens that run's page instead)."""
+    experiments = list(dict.fromkeys(experiment_ids))
+    if len(run_ids) == 1:
+        return f"{base}/#/experiments/{experiments[0]}/runs/{run_ids[0]}"
+    runs = quote(json.dumps(list(run_ids), separators=(",", ":")))
+    exps = quote(json.dumps(experiments, separators=(",", ":")))
+    return f"{base}/#/compare-runs?runs={runs}&experiments={exps}"

@@ -1,0 +1,104 @@
+"""Uploads: safe names, size cap, type check, one folder per upload, task detection, demo data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.app import (
+    DEMO_DIR,
+    demo_datasets,
+    detect_task,
+    max_upload_mb,
+    sanitize_filename,
+    store_upload,
+    upload_root,
+)
+from advisor.errors import ConfigError, InputError
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("train.conll", "train.conll"),
+        ("../../etc/passwd.csv", "passwd.csv"),
+        ("C:\\Users\\me\\my data (1).tsv", "my_data_1_.tsv"),
+        (".hidden.jsonl", "hidden.jsonl"),
+        ("données été.csv", "donn_es_t_.csv"),
+        ("../..", "upload"),
+    ],
+)
+def test_sanitize_filename_keeps_a_safe_base_name(name: str, expected: str) -> None:
+    assert sanitize_filename(name) == expected
+
+
+def test_sanitize_filename_caps_the_length_but_keeps_the_suffix() -> None:
+    cleaned = sanitize_filename("x" * 500 + ".conll")
+    assert len(cleaned) == 100 and cleaned.endswith(".conll")
+
+
+def test_store_upload_writes_inside_a_fresh_folder_under_the_root(tmp_path: Path) -> None:
+    first = store_upload("../evil/train.csv", b"text,label\nhi,a\n", tmp_path, max_mb=1)
+    second = store_upload("train.csv", b"text,label\nho,b\n", tmp_path, max_mb=1)
+    assert first.path.parent == first.folder and first.folder.parent == tmp_path
+    assert first.path.name == "train.csv" and first.path.read_bytes() == b"text,label\nhi,a\n"
+    assert first.folder != second.folder  # uploads never overwrite each other
+    beside = store_upload("dev.csv", b"text,label\nx,a\n", tmp_path, max_mb=1, folder=first.folder)
+    assert beside.path.parent == first.folder
+
+
+def test_store_upload_refuses_big_empty_and_unknown_files(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="over the 1 MB limit") as big:
+        store_upload("big.csv", b"a" * (1024 * 1024 + 1), tmp_path, max_mb=1)
+    assert big.value.code == "E150"
+    with pytest.raises(InputError, match="empty"):
+        store_upload("empty.csv", b"  \n", tmp_path, max_mb=1)
+    with pytest.raises(InputError, match=r"unsupported file type '\.pkl'") as kind:
+        store_upload("model.pkl", b"\x80\x04K\x01.", tmp_path, max_mb=1)
+    assert ".conll" in (kind.value.hint or "")
+    assert list(tmp_path.iterdir()) == []  # nothing refused was written
+
+
+def test_max_upload_mb_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ADVISOR_MAX_UPLOAD_MB", raising=False)
+    assert max_upload_mb() == 50
+    monkeypatch.setenv("ADVISOR_MAX_UPLOAD_MB", "7")
+    assert max_upload_mb() == 7
+    monkeypatch.setenv("ADVISOR_MAX_UPLOAD_MB", "lots")
+    with pytest.raises(ConfigError, match="whole number"):
+        max_upload_mb()
+
+
+def test_upload_root_sits_beside_a_sqlite_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ADVISOR_UPLOAD_DIR", raising=False)
+    assert upload_root(f"sqlite:///{tmp_path}/store/mlflow.db") == (tmp_path / "store" / "uploads").resolve()
+    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "elsewhere"))
+    assert upload_root("sqlite:///x/mlflow.db") == (tmp_path / "elsewhere").resolve()
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "task"),
+    [
+        ("a.conll", b"John B-PER\n", "ner"),
+        ("a.txt", b"John\tB-PER\nlives\tO\nin\tO\nParis\tB-LOC\n", "ner"),
+        ("a.tsv", b"EU NNP B-ORG\nrejects VBZ O\n", "ner"),
+        ("a.txt", b"positive a fine film\nnegative dull and long\n", "classify"),
+        ("a.tsv", b"text\tlabel\nnice one\tpos\n", "classify"),
+        ("a.csv", b"text,label\nnice,pos\n", "classify"),
+        ("a.jsonl", b'{"tokens": ["John"], "tags": ["B-PER"]}\n', "ner"),
+        ("a.jsonl", b'{"text": "nice", "label": "pos"}\n', "classify"),
+        ("a.jsonl", b"not json\n", None),
+        ("a.txt", b"\n\n", None),
+    ],
+)
+def test_detect_task_from_suffix_and_content(name: str, head: bytes, task: str | None) -> None:
+    assert detect_task(name, head) == task
+
+
+def test_demo_datasets_lists_the_bundled_files(tmp_path: Path) -> None:
+    demos = demo_datasets(DEMO_DIR)
+    assert set(demos) == {"ner", "classify"}
+    assert demos["ner"].train.name == "ner_train.conll" and demos["classify"].test.exists()
+    (tmp_path / "ner_train.conll").write_text("x O\n")
+    assert demo_datasets(tmp_path) == {}  # dev and test missing: not offered
