@@ -9,12 +9,19 @@ from __future__ import annotations
 
 from advisor.embeddings._base import EMBEDDING_NAMES, Coverage, Embedding, default_cache_dir, make_embedding
 from advisor.embeddings._cache import CACHE_FORMAT, FeatureCache, FeatureWriter, tokens_hash
-from advisor.embeddings._contextual import POOLINGS, ContextualEmbedding, default_encoder, model_fingerprint
+from advisor.embeddings._contextual import (
+    DTYPES,
+    POOLINGS,
+    ContextualEmbedding,
+    default_encoder,
+    model_fingerprint,
+)
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
 from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, load_vectors
 
 __all__ = [
     "CACHE_FORMAT",
+    "DTYPES",
     "EMBEDDING_NAMES",
     "PACKAGED_GLOVE",
     "POOLINGS",

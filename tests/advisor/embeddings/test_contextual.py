@@ -24,12 +24,16 @@ SENTENCES = [
 ]
 
 
-def _reference(tiny_bert_dir, words: list[str], pooling: str, layer) -> np.ndarray:
-    """Straight transformers: one sentence, no batching, no windows, pooled by word_ids()."""
+@pytest.fixture(scope="module")
+def plain_bert(tiny_bert_dir):
     from transformers import AutoModel, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(tiny_bert_dir)
-    model = AutoModel.from_pretrained(tiny_bert_dir).eval()
+    return AutoTokenizer.from_pretrained(tiny_bert_dir), AutoModel.from_pretrained(tiny_bert_dir).eval()
+
+
+def _reference(plain_bert, words: list[str], pooling: str, layer) -> np.ndarray:
+    """Straight transformers: one sentence, no batching, no windows, pooled by word_ids()."""
+    tok, model = plain_bert
     enc = tok([words], is_split_into_words=True, return_tensors="pt")
     with torch.inference_mode():
         out = model(**enc, output_hidden_states=True)
@@ -66,11 +70,11 @@ def test_one_row_per_word_float16(make):
 
 @pytest.mark.parametrize("pooling", ["first", "mean"])
 @pytest.mark.parametrize("layer,index", [("last", -1), (0, 0), ("1", 1), ("mean-last-2", "mean2")])
-def test_pooling_and_layer_match_plain_transformers(make, tiny_bert_dir, pooling, layer, index):
+def test_pooling_and_layer_match_plain_transformers(make, plain_bert, pooling, layer, index):
     emb = make(pooling=pooling, layer=layer, batch_size=2)
     feats = emb.featurize(_corpus(SENTENCES))
     for i in (0, 2):
-        expected = _reference(tiny_bert_dir, SENTENCES[i], pooling, index)
+        expected = _reference(plain_bert, SENTENCES[i], pooling, index)
         np.testing.assert_allclose(np.asarray(feats.item(i), dtype=np.float32), expected, atol=ATOL)
 
 
@@ -109,7 +113,7 @@ def test_long_sentence_uses_overlapping_windows(make):
     np.testing.assert_allclose(rows[108:], tail[15:], atol=ATOL)
 
 
-def test_words_split_across_windows_are_pooled_whole(make, tiny_bert_dir):
+def test_words_split_across_windows_are_pooled_whole(make, plain_bert):
     words = ["yesterday", "the", "xylophone", "of", "paris", "quickly"] * 4  # many multi-piece words
     windowed = make(max_length=8, window_overlap=3, pooling="mean").featurize(_corpus([words]))
     assert len(windowed.vectors) == len(words)
@@ -118,8 +122,29 @@ def test_words_split_across_windows_are_pooled_whole(make, tiny_bert_dir):
     # With a window wide enough for everything the windowed code path is the plain one.
     wide = make(max_length=64, pooling="mean").featurize(_corpus([words[:6]]))
     np.testing.assert_allclose(
-        np.asarray(wide.vectors, np.float32), _reference(tiny_bert_dir, words[:6], "mean", -1), atol=ATOL
+        np.asarray(wide.vectors, np.float32), _reference(plain_bert, words[:6], "mean", -1), atol=ATOL
     )
+
+
+def test_repeated_sentences_are_encoded_once(make):
+    sentences = [["the", "bank"], ["a", "film"], ["the", "bank"], ["the", "bank"]]
+    emb = make(batch_size=1, use_cache=False)
+    feats = emb.featurize(_corpus(sentences))
+    assert emb.forward_calls == 2
+    np.testing.assert_array_equal(feats.item(2), feats.item(0))
+    np.testing.assert_array_equal(feats.item(3), feats.item(0))
+    assert not np.array_equal(feats.item(1), feats.item(0))
+
+
+def test_bfloat16_is_close_to_float32_and_cached_apart(make):
+    corpus = _corpus(SENTENCES)
+    exact = make()
+    fast = make(dtype="bfloat16")
+    assert fast.describe()["dtype"] == "bfloat16" and fast.cache_key(corpus) != exact.cache_key(corpus)
+    a = np.asarray(exact.featurize(corpus).vectors, np.float32)
+    b = np.asarray(fast.featurize(corpus).vectors, np.float32)
+    relative = np.linalg.norm(a - b, axis=1) / np.linalg.norm(a, axis=1)
+    assert 0 < relative.mean() < 0.05
 
 
 def test_second_featurize_is_a_cache_hit_without_model(make, monkeypatch):
@@ -185,6 +210,8 @@ def test_describe_is_flat_and_complete(make, tiny_bert_dir):
         ({"layer": "top"}, "unknown layer"),
         ({"device": "gpu7"}, "device"),
         ({"batch_size": 0}, "batch_size"),
+        ({"dtype": "int8"}, "dtype"),
+        ({"window_overlap": 62}, "window_overlap"),
     ],
 )
 def test_bad_options_are_config_errors(make, options, match):
