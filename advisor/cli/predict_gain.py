@@ -1,0 +1,60 @@
+"""``advisor predict-gain RUN_ID|latest unlabeled.txt``: would context help on this production text?
+
+Loads the gain model logged by ``advisor run`` (boosters + training-set statistics; nothing else from
+the run), scores every sentence (classification) or token (NER) of the unlabelled file, and prints the
+expected share of units where contextual embeddings help and the expected score gain, with intervals
+that combine a bootstrap over texts and the model's cross-validated error.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from advisor.cli._app import app, console, err_console
+
+__all__ = ["predict_gain_command"]
+
+
+@app.command("predict-gain")
+def predict_gain_command(
+    run_id: Annotated[str, typer.Argument(help="an analysis run id, or 'latest'")],
+    text: Annotated[
+        Path, typer.Argument(help="unlabelled text: one text per line, or CoNLL tokens (tags ignored)")
+    ],
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option("--tracking-uri", help="MLflow store (default: $MLFLOW_TRACKING_URI or ./mlruns)"),
+    ] = None,
+    format: Annotated[str, typer.Option("--format", help="auto, lines or conll")] = "auto",
+    confidence: Annotated[float, typer.Option("--confidence", help="level of the intervals")] = 0.95,
+    seed: Annotated[int, typer.Option("--seed", help="seed of the bootstrap")] = 0,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="write the per-unit predictions here (.csv)")
+    ] = None,
+) -> None:
+    """Expected share of items where context helps, and expected score gain, on unlabelled text."""
+    from advisor.gain import load_gain_model, predict_gain, read_unlabelled
+
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # keep stderr for real messages
+    model = load_gain_model(run_id, tracking_uri=tracking_uri)
+    unlabelled = read_unlabelled(text, model.task, format=format)
+    for warning in unlabelled.warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    forecast = predict_gain(model, unlabelled.tokens, seed=seed, confidence=confidence)
+    console.print(
+        f"gain model of run {escape(str(model.run_id))} ({escape(model.task)}, read {unlabelled.format} format)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for line in forecast.summary_lines():
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    if out is not None:
+        table = forecast.per_unit.copy()
+        table.insert(1, "line", [unlabelled.line_numbers[i] for i in table["item"]])
+        table.to_csv(out, index=False)
+        console.print(f"per-unit predictions: {escape(str(out))}", highlight=False, soft_wrap=True)

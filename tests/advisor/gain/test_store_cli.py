@@ -1,0 +1,148 @@
+"""The gain model through MLflow: logged by ``log_gain_model``, read by ``load_gain_model`` and
+``advisor predict-gain``; plus one real tiny ``advisor run`` (slow) proving the runner logs it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from advisor.cli import main
+from advisor.gain import GAIN_ARTIFACTS, load_gain_model, log_gain_model
+from advisor.tracking import AnalysisTracker, client_for
+
+
+def _cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["advisor", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, planted_classify_result) -> tuple[str, str]:
+    """A store with one analysis run holding the planted classification gain model."""
+    root = tmp_path_factory.mktemp("store")
+    uri = f"sqlite:///{root}/mlflow.db"
+    tracker = AnalysisTracker(uri, "gain-test")
+    tracker.open("key", "planted-classify", {"task": "classify"}, {"advisor.task": "classify"})
+    log_gain_model(planted_classify_result, tracker)
+    tracker.close("FINISHED")
+    return uri, tracker.parent_id
+
+
+def test_logged_model_has_text_boosters_statistics_tables_and_metrics(
+    store, planted_classify_result, texts
+) -> None:
+    uri, run_id = store
+    client = client_for(uri)
+    files = {a.path for a in client.list_artifacts(run_id, "gain")}
+    assert set(GAIN_ARTIFACTS.values()) == files
+    tables = {a.path for a in client.list_artifacts(run_id, "analysis")}
+    assert {"analysis/gain_importance.json", "analysis/gain_contributions.json"} <= tables
+    metrics = client.get_run(run_id).data.metrics
+    assert metrics["gain_cv_auc"] == pytest.approx(planted_classify_result.scores["auc"].mean)
+    assert metrics["gain_learned"] == 1.0 and "gain_cv_r2" in metrics
+    model = load_gain_model("latest", uri)
+    assert model.run_id == run_id and model.task == "classify" and model.learned_something
+    x = np.array([[0.5] * len(model.features), [0.0] * len(model.features)])
+    np.testing.assert_allclose(model.booster.predict(x), planted_classify_result.booster.predict(x))
+
+
+def _gain_points(output: str) -> float:
+    return float(re.search(r"Expected gain of contextual over static: ([+-][\d.]+) points", output).group(1))
+
+
+def test_predict_gain_cli_ranks_unseen_traffic_above_familiar_traffic(
+    store, texts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    uri, run_id = store
+    unseen, seen = tmp_path / "unseen.txt", tmp_path / "seen.txt"
+    unseen.write_text("\n".join(" ".join(s) for s in texts(True)) + "\n", encoding="utf-8")
+    seen.write_text("\n".join(" ".join(s) for s in texts(False)) + "\n", encoding="utf-8")
+    out_csv = tmp_path / "units.csv"
+    code, out_unseen, err = _cli(
+        monkeypatch,
+        capsys,
+        "predict-gain",
+        "latest",
+        str(unseen),
+        "--tracking-uri",
+        uri,
+        "--out",
+        str(out_csv),
+    )
+    assert code == 0, err
+    assert run_id in out_unseen and "interval" in out_unseen
+    assert out_csv.read_text().splitlines()[0].startswith("item,line,unit,text")
+    code, out_seen, err = _cli(monkeypatch, capsys, "predict-gain", run_id, str(seen), "--tracking-uri", uri)
+    assert code == 0, err
+    assert _gain_points(out_unseen) > _gain_points(out_seen) + 30
+
+
+def test_predict_gain_cli_bad_input_exits_2_with_file_and_line(
+    store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    uri, _ = store
+    path = tmp_path / "bad.conll"
+    path.write_text("".join(f"w{i}\tO\nv{i}\tO\n\n" for i in range(6)) + "c\tO\nd O O\n", encoding="utf-8")
+    code, out, err = _cli(monkeypatch, capsys, "predict-gain", "latest", str(path), "--tracking-uri", uri)
+    assert code == 2
+    assert f"{path}:20:" in err and "Traceback" not in err + out
+
+
+def test_run_without_gain_model_is_a_config_error(
+    store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    uri, _ = store
+    tracker = AnalysisTracker(uri, "gain-test")
+    tracker.open("other-key", "no-gain", {"task": "ner"}, {})
+    tracker.close("FINISHED")
+    text = tmp_path / "t.txt"
+    text.write_text("hello world\n", encoding="utf-8")
+    code, _, err = _cli(
+        monkeypatch, capsys, "predict-gain", tracker.parent_id, str(text), "--tracking-uri", uri
+    )
+    assert code == 2 and "has no gain model" in err
+
+
+@pytest.mark.slow
+def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from advisor.runner import RunSettings, run_analysis
+
+    rng = np.random.default_rng(0)
+    words = ["john", "mary", "paris", "london", "the", "a", "went", "saw", "good", "bad"]
+    files = {}
+    for part, n in (("train", 40), ("dev", 10), ("test", 12)):
+        blocks = []
+        for _ in range(n):
+            sentence = rng.choice(words, size=int(rng.integers(3, 7)))
+            blocks.append("\n".join(f"{w}\t{'B-PER' if w in ('john', 'mary') else 'O'}" for w in sentence))
+        files[part] = tmp_path / f"{part}.conll"
+        files[part].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    settings = RunSettings(
+        data=str(files["train"]), task="ner", dev=str(files["dev"]), test=str(files["test"]), sizes=[40], seeds=1,
+        profile="quick", embeddings=["static", "contextual"], contextual=str(tiny_bert_dir), static=str(tiny_vectors_file),
+        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db", experiment="t", cache_dir=str(tmp_path / "cache"), device="cpu",
+    )  # fmt: skip
+    outcome = run_analysis(settings)
+    client = client_for(settings.tracking_uri)
+    assert {a.path for a in client.list_artifacts(outcome.run_id, "gain")} == set(GAIN_ARTIFACTS.values())
+    text = tmp_path / "traffic.txt"
+    text.write_text("john went to zorblax\nthe good paris\n", encoding="utf-8")
+    code, out, err = _cli(
+        monkeypatch, capsys, "predict-gain", "latest", str(text), "--tracking-uri", settings.tracking_uri
+    )
+    assert code == 0, err
+    assert "2 texts, 7 tokens" in out
