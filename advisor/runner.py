@@ -460,6 +460,33 @@ def _analyse(
     tracker.log_parent_tags({"advisor.verdict": str(verdict.get("verdict", ""))})
     tracker.client.log_dict(tracker.parent_id, verdict, "analysis/verdict.json")
 
+    # -- gain model (advisor.gain, issue 8): where does context help? ----------------------------------
+    if settings.difficulty:
+        _fit_and_log_gain_model(settings, splits, tracker, predictions, timings)
+
+
+def _fit_and_log_gain_model(
+    settings: RunSettings,
+    splits: DataSplits,
+    tracker: AnalysisTracker,
+    predictions: dict[tuple[str, int, int], list[Any]],
+    timings: dict[str, float],
+) -> None:
+    """Fit and log the gain model; a grid it cannot use (no baseline, tiny test split) is noted, not fatal."""
+    from advisor.errors import AdvisorError
+    from advisor.gain import fit_gain_model, log_gain_model
+
+    t0 = time.perf_counter()
+    try:
+        result = fit_gain_model(
+            settings.task, splits.train, splits.test, predictions, spacy_model=settings.spacy_model
+        )
+    except AdvisorError as error:
+        tracker.log_parent_tags({"advisor.gain_skipped": error.message})
+        return
+    log_gain_model(result, tracker)
+    timings["gain_model"] = time.perf_counter() - t0
+
 
 def settings_dict(settings: RunSettings) -> dict[str, Any]:
     return asdict(settings)
