@@ -18,6 +18,7 @@ from advisor.cli import inspect as _inspect  # noqa: F401  isort: skip
 from advisor.cli import metrics as _metrics  # noqa: F401  isort: skip
 from advisor.cli import run as _run  # noqa: F401  isort: skip
 from advisor.cli import report as _report  # noqa: F401  isort: skip
+from advisor.cli import ui as _ui  # noqa: F401  isort: skip
 from advisor.cli import predict_gain as _predict_gain  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]

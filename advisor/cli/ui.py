@@ -1,0 +1,87 @@
+"""``advisor ui``: start the Streamlit app on this machine (127.0.0.1 unless told otherwise)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from advisor.app import DEFAULT_MAX_UPLOAD_MB
+from advisor.cli._app import app, err_console
+from advisor.errors import ConfigError
+from advisor.tracking import resolve_tracking_uri
+
+__all__ = ["APP_FILE", "streamlit_command", "ui"]
+
+APP_FILE = Path(__file__).resolve().parents[2] / "streamlit_app.py"
+
+
+def streamlit_command(host: str, port: int, tracking_uri: str, max_upload_mb: int) -> list[str]:
+    """``python -m streamlit run streamlit_app.py`` with the server settings, then the app's own options."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP_FILE),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.maxUploadSize",
+        str(max_upload_mb),
+        "--browser.gatherUsageStats",
+        "false",
+        "--",
+        "--tracking-uri",
+        tracking_uri,
+    ]
+
+
+@app.command()
+def ui(
+    host: Annotated[
+        str, typer.Option("--host", help="address to bind (0.0.0.0 exposes it to the network)")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="port of the app")] = 8501,
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option(
+            "--tracking-uri",
+            help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlruns/mlflow.db)",
+        ),
+    ] = None,
+    max_upload_mb: Annotated[
+        int | None,
+        typer.Option("--max-upload-mb", help="upload cap in MB (default: $ADVISOR_MAX_UPLOAD_MB or 50)"),
+    ] = None,
+) -> None:
+    """Open the app: upload data, run an analysis, read the recommendation, compare past runs."""
+    if not APP_FILE.exists():
+        raise ConfigError(
+            f"the app file {APP_FILE} is missing",
+            hint="run `advisor ui` from a checkout of the project (pip install -e .)",
+            code="E260",
+        )
+    uri = resolve_tracking_uri(tracking_uri)
+    limit = max_upload_mb or int(os.environ.get("ADVISOR_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
+    if limit <= 0:
+        raise ConfigError(f"--max-upload-mb must be positive, got {limit}", code="E250")
+    env = {
+        **os.environ,
+        "ADVISOR_MAX_UPLOAD_MB": str(limit),
+        "ADVISOR_TRACKING_URI": uri,
+        "HF_HUB_OFFLINE": "1",
+    }
+    err_console.print(f"advisor ui on http://{host}:{port}  (MLflow store {uri}; Ctrl-C stops it)")
+    try:
+        result = subprocess.run(streamlit_command(host, port, uri, limit), env=env, check=False)
+    except KeyboardInterrupt:
+        return
+    raise typer.Exit(result.returncode)

@@ -1,0 +1,149 @@
+"""The Streamlit app through ``streamlit.testing.v1.AppTest``: upload (good, malformed, too big, demo),
+configuration from the registries, the recommendation view and the history over a stored analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from advisor.grid import profiles
+from advisor.runner import EMBEDDING_CHOICES
+from advisor.tracking import load_analysis
+from advisor.verdict import recommend
+
+APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
+CONLL = "\n\n".join(f"John\tB-PER\nlives\tO\nin\tO\nParis{i}\tB-LOC" for i in range(30)).encode() + b"\n"
+
+
+@pytest.fixture()
+def app(app_store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", app_store.uri)
+    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _page(at: AppTest, name: str) -> AppTest:
+    at.sidebar.radio(key="page").set_value(name).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_upload_a_valid_file_shows_summary_and_preview(app: AppTest, tmp_path: Path) -> None:
+    app.file_uploader(key="upload_train").upload("../my train.conll", CONLL).run()
+    assert not app.exception and not app.error
+    assert app.selectbox(key="task").value == "ner"
+    assert "detected: ner" in app.selectbox(key="task").label
+    summary = app.dataframe[0].value
+    assert dict(zip(summary["property"], summary["value"], strict=True))["sentences"] == "30"
+    assert len(app.dataframe[1].value) == 20 and "[John]PER" in app.dataframe[1].value["tokens"][0]
+    stored = list((tmp_path / "uploads").glob("*/*"))
+    assert [p.name for p in stored] == ["my_train.conll"] and stored[0].read_bytes() == CONLL
+    dataset = app.session_state["dataset"]
+    assert dataset["task"] == "ner" and dataset["data"] == str(stored[0])
+
+
+def test_malformed_upload_shows_the_error_text_not_a_traceback(app: AppTest) -> None:
+    bad = b"John\tB-PER\nlives\tO\n\nMary\tB-PER\tEXTRA\n"
+    app.file_uploader(key="upload_train").upload("bad.conll", bad).run()
+    assert not app.exception
+    assert len(app.error) == 1
+    text = app.error[0].value
+    assert "bad.conll:4:" in text and "[E1" in text
+    assert app.session_state["dataset"] is None and not app.dataframe
+
+
+def test_oversized_upload_is_refused(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ADVISOR_MAX_UPLOAD_MB", "1")
+    app = AppTest.from_file(APP, default_timeout=120).run()  # the cap is read when the page is built
+    assert app.file_uploader(key="upload_train").proto.max_upload_size_mb == 1
+    app.file_uploader(key="upload_train").upload("big.csv", b"text,label\n" + b"x,a\n" * 300_000).run()
+    assert (
+        not app.exception and "over the 1 MB limit" in app.error[0].value and "[E150]" in app.error[0].value
+    )
+
+
+def test_demo_data_and_classification_task(app: AppTest) -> None:
+    app.radio(key="source").set_value("Bundled demo data").run()
+    app.selectbox(key="demo_task").set_value("classify").run()
+    assert not app.exception and not app.error
+    summary = app.dataframe[0].value
+    rows = dict(zip(summary["property"], summary["value"], strict=True))
+    assert rows["task"] == "classify" and rows["splits"].startswith("train 600, dev 150, test 200")
+    assert list(app.dataframe[1].value.columns) == ["line", "text", "label"]
+
+
+def test_configuration_lists_registry_choices_and_builds_the_command(app: AppTest) -> None:
+    app.radio(key="source").set_value("Bundled demo data").run()
+    _page(app, "Configure & run")
+    assert app.selectbox(key="profile").options[0].startswith(profiles.names()[0])
+    assert len(app.selectbox(key="profile").options) == len(profiles.names())
+    assert app.multiselect(key="embeddings").options == list(EMBEDDING_CHOICES)
+    app.multiselect(key="embeddings").set_value(["static", "contextual"])
+    app.radio(key="grid").set_value("sizes").run()
+    app.text_input(key="sizes").set_value("64,128").run()
+    command = app.code[0].value
+    session = app.session_state["session_id"]
+    assert command.startswith("advisor run ") and "--task ner" in command
+    assert "--sizes 64,128" in command and "--embeddings static,contextual" in command
+    assert f"--tag app.session={session}" in command and "--profile quick" in command
+    app.text_input(key="sizes").set_value("64,lots").run()
+    assert not app.exception and "cannot read '64,lots' as sizes" in app.error[0].value
+    assert not app.code and not app.button  # no command and no Run button for bad settings
+
+
+def test_run_page_asks_for_data_first(app: AppTest) -> None:
+    _page(app, "Configure & run")
+    assert "Choose a dataset on the Data page first." in [i.value for i in app.info]
+
+
+def test_recommendation_view_shows_the_verdict_of_recommend(app: AppTest, app_store) -> None:
+    _page(app, "Results")
+    assert app.selectbox(key="result_run").value == app_store.finished  # newest first
+    rec = recommend(load_analysis(app_store.finished, app_store.uri))
+    assert app.success[0].value == f"**Verdict: {rec.verdict.upper()}**\n\n{rec.headline}"
+    reasons = app.markdown[1].value if len(app.markdown) > 1 else ""
+    shown = "\n".join(m.value for m in app.markdown)
+    assert all(reason in shown for reason in rec.reasons), reasons
+    assert [w.value for w in app.warning] == rec.caveats
+    subheaders = [s.value for s in app.subheader]
+    for title in (
+        "Learning curves",
+        "Data efficiency",
+        "Costs",
+        "Difficulty slices: where the gap comes from",
+    ):
+        assert title in subheaders
+    items = app.dataframe[-1].value
+    assert {"right_random", "right_static", "right_contextual", "right_by", "ner_unseen"} <= set(
+        items.columns
+    )
+    n_all = len(items)
+    app.selectbox(key="item_right_contextual").set_value("wrong").run()
+    wrong = app.dataframe[-1].value
+    assert 0 < len(wrong) < n_all and (wrong["right_contextual"] <= 0.5).all()
+
+
+def test_results_of_a_run_in_flight(app: AppTest, app_store) -> None:
+    _page(app, "Results")
+    app.selectbox(key="result_run").set_value(app_store.partial).run()
+    assert not app.exception
+    assert app.warning[0].value.startswith("Inconclusive") or "INCONCLUSIVE" in "".join(
+        w.value for w in app.warning
+    )
+    assert any("the run's status is RUNNING" in w.value for w in app.warning)
+
+
+def test_history_compares_runs_side_by_side(app: AppTest, app_store) -> None:
+    _page(app, "History")
+    table = app.dataframe[0].value
+    assert list(table["run_id"]) == [app_store.finished, app_store.partial]
+    assert app.multiselect(key="compare").value == [app_store.finished, app_store.partial]
+    assert app.code[0].value == f"mlflow ui --backend-store-uri {app_store.uri}"
+    links = "\n".join(m.value for m in app.markdown)
+    assert "compare-runs?runs=" in links and app_store.finished in links
+    assert "**USE CONTEXTUAL**" in links and "**INCONCLUSIVE**" in links
