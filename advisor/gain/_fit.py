@@ -406,6 +406,8 @@ def fit_gain_model(
         task, unit_of(task), table, gain_importance, booster, advantage, info["baseline"], scores, learned
     )
     verdict = insights[1]
+    if learned:
+        insights.append(_top_contributions_sentence(contributions, task))
     statistics.extra.update(
         {
             "features": names,
@@ -445,6 +447,22 @@ def fit_gain_model(
         mean_advantage=float(advantage.mean()),
         share_helps=float(helps.mean()),
         model_error=errors,
+    )
+
+
+def _top_contributions_sentence(contributions: pd.DataFrame, task: str, share: float = 0.2) -> str:
+    """Per-unit explanation, summarised: which feature pushes the predicted gain up on the units where
+    the model expects the most gain (its top ``share`` by in-sample prediction)."""
+    unit = unit_of(task)
+    cutoff = contributions["predicted_gain"].quantile(1.0 - share)
+    top = contributions[contributions["predicted_gain"] >= cutoff]
+    counts = top["top_feature"].value_counts()
+    feature, n = str(counts.index[0]), int(counts.iloc[0])
+    observed = 100 * float(top["advantage"].mean())
+    return (
+        f"On the {len(top):,} {unit}s with the highest predicted gain (top {share:.0%}; observed "
+        f"{observed:+.1f} points there), the largest per-{unit} contribution comes from {feature} for "
+        f"{n / len(top):.0%} of them ({FEATURES[task][feature].phrase})."
     )
 
 

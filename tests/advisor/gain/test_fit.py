@@ -47,6 +47,10 @@ def test_contributions_add_up_to_the_prediction(planted_classify_result) -> None
     np.testing.assert_allclose(parts, frame["predicted_gain"], atol=1e-9)
     assert frame["p_helps"].between(0, 1).all() and frame["oof_gain"].notna().all()
     assert set(frame["top_feature"]) <= set(planted_classify_result.features)
+    top = frame[frame["predicted_gain"] >= frame["predicted_gain"].quantile(0.8)]
+    summary = planted_classify_result.insights[-1]
+    assert summary.startswith(f"On the {len(top)} sentences with the highest predicted gain")
+    assert f"{100 * top['advantage'].mean():+.1f} points" in summary
 
 
 def test_planted_ner_token_effect(planted_ner) -> None:

@@ -121,14 +121,39 @@ def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
 ) -> None:
     from advisor.runner import RunSettings, run_analysis
 
+    # Entities vary in length, ambiguity and novelty so every difficulty metric can be split.
     rng = np.random.default_rng(0)
-    words = ["john", "mary", "paris", "london", "the", "a", "went", "saw", "good", "bad"]
+    filler = ["the", "a", "went", "saw", "good", "bad", "with", "of"]
+    entities = {
+        "train": [["john"], ["mary"], ["new", "york"], ["apple"], ["berlin"]],
+        "test": [["john"], ["new", "york"], ["apple"], ["zed"], ["kim", "lee"], ["paris"]],
+    }
+    kinds = {
+        "john": "PER",
+        "mary": "PER",
+        "zed": "PER",
+        "kim": "PER",
+        "new": "LOC",
+        "berlin": "LOC",
+        "paris": "LOC",
+    }
     files = {}
-    for part, n in (("train", 40), ("dev", 10), ("test", 12)):
+    for part, n in (("train", 40), ("dev", 10), ("test", 40)):
+        pool = entities["test" if part == "test" else "train"]
         blocks = []
         for _ in range(n):
-            sentence = rng.choice(words, size=int(rng.integers(3, 7)))
-            blocks.append("\n".join(f"{w}\t{'B-PER' if w in ('john', 'mary') else 'O'}" for w in sentence))
+            rows = []
+            for _ in range(int(rng.integers(3, 6))):
+                if rng.random() < 0.4:
+                    entity = pool[int(rng.integers(len(pool)))]
+                    kind = kinds.get(entity[0], "ORG")
+                    if entity == ["apple"] and rng.random() < 0.5:
+                        rows.append("apple\tO")  # apple the fruit: an ambiguous string
+                        continue
+                    rows += [f"{w}\t{'B' if k == 0 else 'I'}-{kind}" for k, w in enumerate(entity)]
+                else:
+                    rows.append(f"{filler[int(rng.integers(len(filler)))]}\tO")
+            blocks.append("\n".join(rows))
         files[part] = tmp_path / f"{part}.conll"
         files[part].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
     settings = RunSettings(
