@@ -251,6 +251,10 @@ def fit_learning_curve(
     return fit_curve_points(embedding, rows["size"].to_numpy(float), rows["score"].to_numpy(float), models)
 
 
+#: Beyond this multiple of the data, extrapolated item counts are reported as "more than" only.
+FAR_FACTOR = 100.0
+
+
 @dataclass
 class Extrapolation:
     """How many labelled items ``embedding`` would need to reach ``target``, and whether to believe it."""
@@ -286,10 +290,11 @@ class Extrapolation:
         if self.status == "reached":
             return f"{self.embedding.capitalize()} already reaches {self.target:.3f} with the data it had."
         tag = "" if self.reliable else " (unreliable: " + "; ".join(self.reasons) + ")"
-        return (
-            f"The {self.model} fit predicts {self.embedding} reaches {self.target:.3f} with about "
-            f"{self.items_needed:,.0f} labelled items ({self.factor:.1f}× the {self.full_size} used){tag}."
-        )
+        if self.factor > FAR_FACTOR:  # a number like 1,286,364,657 items would only suggest false precision
+            amount = f"more than {FAR_FACTOR:g}× the {self.full_size} labelled items used"
+        else:
+            amount = f"about {self.items_needed:,.0f} labelled items ({self.factor:.1f}× the {self.full_size} used)"
+        return f"The {self.model} fit predicts {self.embedding} reaches {self.target:.3f} with {amount}{tag}."
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"factor": self.factor, "extra_items": self.extra_items}
@@ -348,9 +353,8 @@ def extrapolate(
     if needed <= full_size:
         reasons.append("the fit says the target is already reached, but the observed score is below it")
     elif needed > max_factor * full_size:
-        reasons.append(
-            f"extrapolates {needed / full_size:.1f}× beyond the largest size (limit {max_factor:g}×)"
-        )
+        factor = f"{needed / full_size:.1f}×" if needed / full_size <= FAR_FACTOR else f"over {FAR_FACTOR:g}×"
+        reasons.append(f"extrapolates {factor} beyond the largest size (limit {max_factor:g}×)")
     disagreeing = [m for m, v in by_model.items() if m != best.model and not _close(v, needed)]
     if disagreeing:
         reasons.append(

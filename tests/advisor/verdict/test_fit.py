@@ -99,3 +99,11 @@ def test_fit_learning_curve_reads_an_analysis() -> None:
     assert fit.sizes == [100, 200, 400, 800, 1600]
     assert fit.best.params["a"] == pytest.approx(0.8, abs=1e-3)
     assert fit.to_dict()["best"]["model"] == "pow3"
+
+
+def test_absurd_extrapolations_are_not_reported_with_false_precision() -> None:
+    fit = fit_curve_points("static", *_points(0.9, 2.0, 0.5, sizes=SIZES[:-1]))
+    x = extrapolate(fit, 0.8999, 1600, observed_full=0.85)  # ~400 million items
+    assert x.items_needed > 1e8
+    assert "more than 100× the 1600 labelled items" in x.describe()
+    assert "over 100×" in " ".join(x.reasons)
