@@ -1,0 +1,360 @@
+"""Train one downstream model on frozen features and score it on the evaluation set.
+
+Every embedding goes through exactly this loop with the same :class:`~trainers.TrainConfig`:
+Adam, early stopping on the dev-set primary metric (ties broken by dev loss), best weights kept,
+length-bucketed batches (sorted by length within chunks, chunks' batches shuffled) so padding is
+small, and a seed that makes a CPU run bit-for-bit repeatable. Features may be a float16 memmap:
+rows are gathered and converted per batch, never all at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from advisor.data._corpus import Corpus
+from advisor.errors import ConfigError, InputError
+from advisor.features import TokenFeatures
+from trainers._classifier import make_classifier
+from trainers._config import TrainConfig, TrainResult
+from trainers._evaluate import classification_scores, ner_scores, repair_iob2, strict_f1
+from trainers._tagger import BiLSTMTagger, casing_ids
+
+__all__ = ["fit_and_evaluate"]
+
+_CHUNK_BATCHES = 50  # batches per length-sorting chunk: enough to bucket, few enough to stay random
+
+
+@dataclass
+class _Batch:
+    items: np.ndarray
+    vectors: torch.Tensor
+    mask: torch.Tensor
+    casing: torch.Tensor | None
+    targets: torch.Tensor
+
+
+class _Split:
+    """Features + label ids of one split, cut into padded tensor batches on demand."""
+
+    def __init__(self, feats: TokenFeatures, corpus: Corpus, label_index: dict[str, int], casing: bool):
+        self.feats = feats
+        self.corpus = corpus
+        self.task = corpus.task
+        self.lengths = feats.lengths().astype(np.int64)
+        if self.task == "ner":
+            flat = [label_index[tag] for tags in corpus.labels for tag in tags]
+            self.token_targets = np.asarray(flat, dtype=np.int64)
+            self.targets = None
+        else:
+            self.targets = np.asarray([label_index[label] for label in corpus.labels], dtype=np.int64)
+        self.casing = None
+        if casing:
+            self.casing = casing_ids([tok for sent in corpus.tokens for tok in sent])
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def batch(self, items: np.ndarray, device: torch.device) -> _Batch:
+        lengths = self.lengths[items]
+        n_steps = max(int(lengths.max()), 1)
+        steps = np.arange(n_steps)
+        real = steps[None, :] < lengths[:, None]
+        rows = np.where(real, self.feats.offsets[items][:, None] + steps[None, :], 0)
+        # One gather (also from a float16 memmap), cast to float32, padding zeroed.
+        vectors = np.asarray(self.feats.vectors[rows], dtype=np.float32)
+        vectors[~real] = 0.0
+        # Empty items get one all-zero step so every model sees at least one position.
+        model_mask = steps[None, :] < np.maximum(lengths, 1)[:, None]
+        casing = None
+        if self.casing is not None:
+            casing = torch.from_numpy(np.where(real, self.casing[rows], 0)).to(device)
+        if self.task == "ner":
+            targets = torch.from_numpy(np.where(real, self.token_targets[rows], 0))
+        else:
+            targets = torch.from_numpy(self.targets[items])
+        return _Batch(
+            items=items,
+            vectors=torch.from_numpy(vectors).to(device),
+            mask=torch.from_numpy(model_mask).to(device),
+            casing=casing,
+            targets=targets.to(device),
+        )
+
+    def training_batches(self, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """Shuffle, sort by length within chunks, cut into batches, shuffle the batches."""
+        order = rng.permutation(len(self))
+        chunk = batch_size * _CHUNK_BATCHES
+        batches: list[np.ndarray] = []
+        for start in range(0, len(order), chunk):
+            part = order[start : start + chunk]
+            part = part[np.argsort(self.lengths[part], kind="stable")]
+            batches.extend(part[i : i + batch_size] for i in range(0, len(part), batch_size))
+        return [batches[i] for i in rng.permutation(len(batches))]
+
+    def inference_batches(self, batch_size: int) -> list[np.ndarray]:
+        order = np.argsort(self.lengths, kind="stable")
+        return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+@dataclass
+class _Outputs:
+    predictions: list
+    gold_probs: list
+    loss: float
+
+
+class _Model:
+    """The network plus task-specific forward / loss / decode, so the loop is one for both tasks."""
+
+    def __init__(self, task: str, labels: list[str], dim: int, config: TrainConfig, train: _Split):
+        self.task = task
+        self.labels = labels
+        if task == "ner":
+            observed = np.zeros((len(labels), len(labels)), dtype=bool)
+            for tags in train.corpus.labels:
+                index = [labels.index(tag) for tag in tags]
+                observed[index[:-1], index[1:]] = True
+            self.net: nn.Module = BiLSTMTagger(
+                dim,
+                labels,
+                projection=config.projection,
+                hidden=config.hidden,
+                dropout=config.dropout,
+                use_crf=config.use_crf,
+                casing_features=config.casing_features,
+                observed_transitions=observed,
+            )
+        else:
+            self.net = make_classifier(
+                config.classifier, dim, len(labels), config.projection, config.hidden, config.dropout
+            )
+
+    def loss(self, batch: _Batch) -> torch.Tensor:
+        if self.task == "ner":
+            emissions = self.net.emissions(batch.vectors, batch.casing, batch.mask)
+            return self.net.loss(emissions, batch.targets, batch.mask)
+        logits = self.net(batch.vectors, batch.mask)
+        return nn.functional.cross_entropy(logits, batch.targets)
+
+    @torch.no_grad()
+    def predict(self, split: _Split, batch_size: int, device: torch.device) -> _Outputs:
+        """Predictions and p(gold) in the split's own item order, plus the mean loss."""
+        self.net.eval()
+        predictions: list = [None] * len(split)
+        gold_probs: list = [None] * len(split)
+        total_loss, total_weight = 0.0, 0
+        for items in split.inference_batches(batch_size):
+            batch = split.batch(items, device)
+            if self.task == "ner":
+                emissions = self.net.emissions(batch.vectors, batch.casing, batch.mask)
+                weight = int(batch.mask.sum())
+                total_loss += float(self.net.loss(emissions, batch.targets, batch.mask)) * weight
+                paths, probs = self.net.decode(emissions, batch.mask)
+                p_gold = probs.gather(2, batch.targets.unsqueeze(2)).squeeze(2).cpu().numpy()
+                for row, item in enumerate(items.tolist()):
+                    n = int(split.lengths[item])
+                    predictions[item] = repair_iob2([self.labels[k] for k in paths[row][:n]])
+                    gold_probs[item] = [float(p) for p in p_gold[row, :n]]
+            else:
+                logits = self.net(batch.vectors, batch.mask)
+                weight = len(items)
+                total_loss += float(nn.functional.cross_entropy(logits, batch.targets)) * weight
+                probs = logits.softmax(dim=-1)
+                best = probs.argmax(dim=-1).tolist()
+                p_gold = probs.gather(1, batch.targets.unsqueeze(1)).squeeze(1).tolist()
+                for row, item in enumerate(items.tolist()):
+                    predictions[item] = self.labels[best[row]]
+                    gold_probs[item] = float(p_gold[row])
+            total_weight += weight
+        return _Outputs(predictions, gold_probs, total_loss / max(total_weight, 1))
+
+    def score(self, corpus: Corpus, predictions: list) -> dict[str, float]:
+        if self.task == "ner":
+            return ner_scores(corpus.labels, predictions)
+        return classification_scores(corpus.labels, predictions)
+
+    def primary_score(self, corpus: Corpus, predictions: list) -> float:
+        if self.task == "ner":
+            return strict_f1(corpus.labels, predictions)
+        return classification_scores(corpus.labels, predictions)["accuracy"]
+
+
+def _check_inputs(pairs: dict[str, tuple[TokenFeatures, Corpus]]) -> None:
+    tasks = {name: corpus.task for name, (_, corpus) in pairs.items()}
+    if len(set(tasks.values())) != 1:
+        raise ConfigError(f"train/dev/eval corpora have different tasks: {tasks}", code="E212")
+    dims = {name: feats.dim for name, (feats, _) in pairs.items()}
+    if len(set(dims.values())) != 1:
+        raise InputError(
+            f"feature dimensions differ between splits: {dims}",
+            hint="featurize every split with the same fitted embedding",
+            code="E150",
+        )
+    for name, (feats, corpus) in pairs.items():
+        if len(feats) != len(corpus):
+            raise InputError(
+                f"{name} features have {len(feats)} items but the corpus has {len(corpus)}",
+                hint="featurize the same corpus you train on",
+                code="E151",
+            )
+        token_counts = np.fromiter((len(t) for t in corpus.tokens), dtype=np.int64, count=len(corpus))
+        mismatched = np.flatnonzero(feats.lengths() != token_counts)
+        if len(mismatched):
+            i = int(mismatched[0])
+            raise InputError(
+                f"{name} item {i} has {token_counts[i]} tokens but {feats.lengths()[i]} feature rows",
+                file=corpus.source,
+                line=corpus.line_numbers[i],
+                hint="featurize the same corpus you train on (one vector per word)",
+                code="E152",
+            )
+        if len(corpus) == 0 and name != "eval":
+            raise InputError(f"the {name} set is empty", file=corpus.source, code="E153")
+
+
+def _label_set(*corpora: Corpus) -> list[str]:
+    labels: set[str] = set()
+    for corpus in corpora:
+        labels.update(corpus.label_counts())
+    return sorted(labels)
+
+
+def _resolve_device(requested: str | None) -> torch.device:
+    if requested is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(requested)
+
+
+@contextlib.contextmanager
+def _reproducible(seed: int, device: torch.device, num_threads: int | None) -> Iterator[None]:
+    """Seed torch on a forked RNG (the caller's stream is untouched); pin threads; restore after.
+
+    On CPU the kernels used here (LSTM, conv, linear, Adam) are deterministic already; the global
+    deterministic-algorithms switch is only flipped on CUDA, where it matters (on CPU its first
+    call imports torch's compiler stack, seconds per process, for no gain).
+    """
+    devices = [device.index or 0] if device.type == "cuda" else []
+    previous_threads = torch.get_num_threads()
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        if device.type == "cuda":
+            was_deterministic = torch.are_deterministic_algorithms_enabled()
+            was_warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+            torch.use_deterministic_algorithms(True, warn_only=True)
+        if num_threads is not None:
+            torch.set_num_threads(num_threads)
+        try:
+            yield
+        finally:
+            if device.type == "cuda":
+                torch.use_deterministic_algorithms(was_deterministic, warn_only=was_warn_only)
+            torch.set_num_threads(previous_threads)
+
+
+def _peak_memory_mb(device: torch.device) -> float:
+    """GPU: peak allocated by torch; CPU: the process's resident-set high-water mark."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+
+
+def _is_better(score: float, loss: float, best_score: float, best_loss: float) -> bool:
+    return score > best_score or (score == best_score and loss < best_loss)
+
+
+def fit_and_evaluate(
+    train_feats: TokenFeatures,
+    train_corpus: Corpus,
+    dev_feats: TokenFeatures,
+    dev_corpus: Corpus,
+    eval_feats: TokenFeatures,
+    eval_corpus: Corpus,
+    config: TrainConfig | None = None,
+) -> TrainResult:
+    """Train the task's downstream model on ``train``, early-stop on ``dev``, score on ``eval``."""
+    config = config or TrainConfig()
+    _check_inputs(
+        {
+            "train": (train_feats, train_corpus),
+            "dev": (dev_feats, dev_corpus),
+            "eval": (eval_feats, eval_corpus),
+        }
+    )
+    task = train_corpus.task
+    primary = "f1" if task == "ner" else "accuracy"
+    labels = _label_set(train_corpus, dev_corpus, eval_corpus)
+    label_index = {label: i for i, label in enumerate(labels)}
+    use_casing = task == "ner" and config.casing_features
+    train = _Split(train_feats, train_corpus, label_index, use_casing)
+    dev = _Split(dev_feats, dev_corpus, label_index, use_casing)
+    evaluation = _Split(eval_feats, eval_corpus, label_index, use_casing)
+    device = _resolve_device(config.device)
+    rng = np.random.default_rng(config.seed)
+    inference_batch = max(config.batch_size, 256)
+
+    with _reproducible(config.seed, device, config.num_threads):
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats(device)
+        model = _Model(task, labels, train_feats.dim, config, train)
+        model.net.to(device)
+        optimizer = torch.optim.Adam(model.net.parameters(), lr=config.lr)
+        best_score, best_loss = -1.0, float("inf")
+        best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
+        dev_history: list[float] = []
+        epochs_since_best = 0
+        started = time.perf_counter()
+        for _epoch in range(config.max_epochs):
+            model.net.train()
+            for items in train.training_batches(config.batch_size, rng):
+                optimizer.zero_grad(set_to_none=True)
+                loss = model.loss(train.batch(items, device))
+                loss.backward()
+                optimizer.step()
+            dev_out = model.predict(dev, inference_batch, device)
+            dev_score = model.primary_score(dev_corpus, dev_out.predictions)
+            dev_history.append(dev_score)
+            if _is_better(dev_score, dev_out.loss, best_score, best_loss):
+                best_score, best_loss = dev_score, dev_out.loss
+                best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
+                epochs_since_best = 0
+            else:
+                epochs_since_best += 1
+                if epochs_since_best > config.patience:
+                    break
+        train_seconds = time.perf_counter() - started
+        model.net.load_state_dict(best_state)
+
+        started = time.perf_counter()
+        eval_out = model.predict(evaluation, inference_batch, device)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        inference_seconds = time.perf_counter() - started
+        scores = model.score(eval_corpus, eval_out.predictions) if len(eval_corpus) else {primary: 0.0}
+
+    return TrainResult(
+        task=task,
+        primary_metric=primary,
+        score=float(scores[primary]),
+        scores=scores,
+        dev_score=float(best_score),
+        predictions=eval_out.predictions,
+        gold_probs=eval_out.gold_probs,
+        epochs=len(dev_history),
+        train_seconds=train_seconds,
+        inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
+        n_params=sum(p.numel() for p in model.net.parameters() if p.requires_grad),
+        device=str(device),
+        peak_memory_mb=_peak_memory_mb(device),
+        labels=labels,
+        dev_history=dev_history,
+    )

@@ -1,0 +1,109 @@
+"""BiLSTM tagger over frozen word vectors, with an optional CRF layer and a casing feature.
+
+Why a casing feature: the uncased encoders (all-MiniLM, bert-base-uncased) and lowercased GloVe
+have lost the capitalisation that NER leans on ("apple" vs "Apple"), while random vectors keyed
+on the raw word keep it. Concatenating the same small one-hot casing class to *every* embedding
+gives all of them that signal, so the comparison measures the embedding, not a casing accident.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from trainers._crf import LinearChainCRF, iob2_allowed_transitions
+
+__all__ = ["CASING_CLASSES", "BiLSTMTagger", "casing_ids"]
+
+CASING_CLASSES: tuple[str, ...] = ("lower", "upper", "title", "mixed", "digit", "punct", "other")
+
+
+@functools.lru_cache(maxsize=2**16)
+def _casing_class(token: str) -> int:
+    if any(ch.isdigit() for ch in token):
+        return 4
+    letters = [ch for ch in token if ch.isalpha()]
+    if not letters:
+        return 5 if token and not any(ch.isalnum() for ch in token) else 6
+    if all(ch.islower() for ch in letters):
+        return 0
+    if all(ch.isupper() for ch in letters):
+        return 1 if len(letters) > 1 else 2
+    if letters[0].isupper() and all(ch.islower() for ch in letters[1:]):
+        return 2
+    return 3
+
+
+def casing_ids(tokens: Sequence[str]) -> np.ndarray:
+    """Index into :data:`CASING_CLASSES` for each token (a digit wins over letters)."""
+    return np.fromiter((_casing_class(tok) for tok in tokens), dtype=np.int64, count=len(tokens))
+
+
+def run_lstm(lstm: nn.LSTM, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """A packed BiLSTM pass, so the backward direction starts at each item's real last word."""
+    packed = pack_padded_sequence(inputs, lengths.cpu(), batch_first=True, enforce_sorted=False)
+    output, _ = lstm(packed)
+    output, _ = pad_packed_sequence(output, batch_first=True, total_length=inputs.shape[1])
+    return output
+
+
+class BiLSTMTagger(nn.Module):
+    """Projection -> [+ casing one-hot] -> BiLSTM -> per-token tag scores (-> CRF)."""
+
+    def __init__(
+        self,
+        input_dim: int,
+        labels: Sequence[str],
+        projection: int,
+        hidden: int,
+        dropout: float,
+        use_crf: bool = False,
+        casing_features: bool = True,
+        observed_transitions: np.ndarray | None = None,
+    ) -> None:
+        super().__init__()
+        self.labels = list(labels)
+        self.casing_features = casing_features
+        self.project = nn.Linear(input_dim, projection)
+        self.dropout = nn.Dropout(dropout)
+        casing_dim = len(CASING_CLASSES) if casing_features else 0
+        self.lstm = nn.LSTM(projection + casing_dim, hidden, batch_first=True, bidirectional=True)
+        self.output = nn.Linear(2 * hidden, len(self.labels))
+        self.crf: LinearChainCRF | None = None
+        if use_crf:
+            start_ok, trans_ok = iob2_allowed_transitions(self.labels)
+            if observed_transitions is not None:
+                # Never forbid what the gold training data itself contains.
+                trans_ok |= torch.as_tensor(observed_transitions, dtype=torch.bool)
+            self.crf = LinearChainCRF(len(self.labels), start_ok, trans_ok)
+
+    def emissions(self, vectors: torch.Tensor, casing: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Tag scores (batch, time, tags) from padded vectors and casing ids."""
+        hidden = self.dropout(self.project(vectors))
+        if self.casing_features:
+            onehot = nn.functional.one_hot(casing, len(CASING_CLASSES)).to(hidden.dtype)
+            hidden = torch.cat([hidden, onehot], dim=-1)
+        hidden = run_lstm(self.lstm, hidden, mask.sum(1))
+        return self.output(self.dropout(hidden))
+
+    def loss(self, emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Mean per-token loss: cross-entropy, or the CRF negative log-likelihood per token."""
+        n_tokens = mask.sum().clamp(min=1)
+        if self.crf is not None:
+            return self.crf.neg_log_likelihood(emissions, tags, mask) / n_tokens
+        return nn.functional.cross_entropy(emissions[mask], tags[mask], reduction="sum") / n_tokens
+
+    @torch.no_grad()
+    def decode(self, emissions: torch.Tensor, mask: torch.Tensor) -> tuple[list[list[int]], torch.Tensor]:
+        """Best tag ids per item and ``p(tag)`` per token (CRF marginals or softmax)."""
+        lengths = mask.sum(1).tolist()
+        if self.crf is not None:
+            return self.crf.viterbi(emissions, mask), self.crf.marginals(emissions, mask)
+        probs = emissions.softmax(dim=-1)
+        best = probs.argmax(dim=-1).tolist()
+        return [row[:n] for row, n in zip(best, lengths, strict=True)], probs
