@@ -55,6 +55,7 @@ class RunSettings:
     pooling: str = "first"
     static: str | None = None
     random_dim: int | None = None
+    max_epochs: int | None = None
     tracking_uri: str | None = None
     experiment: str = DEFAULT_EXPERIMENT
     force: bool = False
@@ -191,7 +192,9 @@ def run_analysis(
     device = _device(settings.device)
     random_dim = settings.random_dim or profile.random_dim
     options = {e: _embedding_options(settings, e, random_dim, device) for e in plan.embeddings}
-    train_config = TrainConfig(max_epochs=profile.max_epochs, patience=profile.patience, device=device)
+    train_config = TrainConfig(
+        max_epochs=settings.max_epochs or profile.max_epochs, patience=profile.patience, device=device
+    )
     config_for_key = {
         k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
     }
@@ -436,9 +439,10 @@ def _analyse(
         gaps = gap_analysis(settings.task, splits.train, splits.test, predictions)
         tracker.log_table(items, "analysis/items.json")
         tracker.log_table(gaps, "analysis/gaps.json")
-        figure = plot_gaps(gaps)
-        tracker.log_figure(figure, "figures/difficulty_gaps.png")
-        plt.close(figure)
+        if len(gaps) and gaps["n_items"].gt(0).any():  # one embedding, or no splittable metric: no figure
+            figure = plot_gaps(gaps)
+            tracker.log_figure(figure, "figures/difficulty_gaps.png")
+            plt.close(figure)
         largest = gaps[gaps["size"] == gaps["size"].max()] if len(gaps) else gaps
         slice_metrics = {}
         for row in largest.itertuples():

@@ -67,6 +67,7 @@ def settings(
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         random_dim=16,
+        max_epochs=3,
         tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
         experiment="test",
         cache_dir=str(tmp_path / "cache"),
@@ -124,17 +125,20 @@ def test_run_logs_the_mlflow_structure_and_resumes(settings: RunSettings) -> Non
 
 
 def test_failure_mid_grid_ends_failed_and_rerun_computes_only_missing(settings: RunSettings) -> None:
+    settings.embeddings = ["random", "static"]
     with pytest.raises(RuntimeError, match="injected failure"):
-        run_analysis(settings, fail_after=5)
+        run_analysis(settings, fail_after=3)
     client = client_for(settings.tracking_uri)
     runs = client.search_runs([client.get_experiment_by_name("test").experiment_id])
     assert runs and all(r.info.status == "FAILED" for r in runs)
     outcome = run_analysis(settings)
-    assert len(outcome.computed) == 12 - 5 and len(outcome.reused) == 5
+    assert len(outcome.computed) == 8 - 3 and len(outcome.reused) == 3
     assert client.get_run(outcome.run_id).info.status == "FINISHED"
 
 
 def test_ctrl_c_ends_killed_and_keeps_finished_cells(settings: RunSettings) -> None:
+    settings.embeddings = ["random", "static"]
+
     def interrupt(event: ProgressEvent) -> None:
         if event.stage == "cell" and event.done == 3:
             raise KeyboardInterrupt
@@ -145,7 +149,7 @@ def test_ctrl_c_ends_killed_and_keeps_finished_cells(settings: RunSettings) -> N
     runs = client.search_runs([client.get_experiment_by_name("test").experiment_id])
     assert all(r.info.status == "KILLED" for r in runs)
     outcome = run_analysis(settings)
-    assert len(outcome.reused) == 3 and len(outcome.computed) == 9
+    assert len(outcome.reused) == 3 and len(outcome.computed) == 5
 
 
 def test_force_recomputes(settings: RunSettings) -> None:
