@@ -384,6 +384,8 @@ class NerSentence:
 
 @dataclass(frozen=True)
 class ClassifyItem:
+    """One sentiment item: raw text (normal casing and punctuation) and its label."""
+
     text: str
     label: str
 
@@ -403,6 +405,7 @@ def _pick(rng: random.Random, seen: Sequence[str], held: Sequence[str], heldout_
 
 
 def _person(rng: random.Random, heldout_rate: float) -> str:
+    """A person mention; in training a quarter are famous or bare surnames that are also places or firms."""
     if rng.random() < heldout_rate:
         if rng.random() < 0.8:
             return f"{rng.choice(FIRST_HELD)} {rng.choice(LAST_HELD)}"
@@ -427,6 +430,7 @@ _ENTITY_POOLS = {
 
 
 def _entity(rng: random.Random, kind: str, heldout_rate: float) -> str:
+    """An entity mention of ``kind``: held-out (unseen), ambiguous, or plain seen."""
     if kind == "PER":
         return _person(rng, heldout_rate)
     seen, ambiguous, held = _ENTITY_POOLS[kind]
@@ -467,6 +471,7 @@ def _adjective(rng: random.Random, polarity: str, heldout_rate: float, avoid: st
 
 
 def _classify_item(rng: random.Random, template: str, label: str, heldout: float) -> ClassifyItem:
+    """Fill ``template`` so that it means ``label``: the label is drawn first, the words follow it."""
     domain = rng.choice(DOMAINS)
     opposite = POSITIVE if label == NEGATIVE else NEGATIVE
     aspect = _pick(rng, domain.aspects, domain.held_aspects, heldout * 0.6)
