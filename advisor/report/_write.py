@@ -74,6 +74,15 @@ def _num(value: Any, spec: str = ".3f") -> str:
     return format(number, spec)
 
 
+def _cell(value: Any) -> str:
+    """A table cell: booleans as yes/no, numbers compact, the rest as text."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _num(value, ",.0f") if float(value).is_integer() and abs(value) >= 1000 else _num(value, ".4g")
+    return str(value)
+
+
 def _short(value: Any, limit: int = 160) -> str:
     """Long parameter values (JSON blobs) are cut: the report is for reading."""
     text = str(value)
@@ -189,7 +198,9 @@ def _context(
     embeddings = []
     if analysis.embeddings is not None and len(analysis.embeddings):
         shown = [c for c in EMBEDDING_COLUMNS if c in analysis.embeddings.columns]
-        embeddings = analysis.embeddings[shown].to_dict("records")
+        embeddings = [
+            {k: _cell(v) for k, v in row.items()} for row in analysis.embeddings[shown].to_dict("records")
+        ]
     params = [
         (k, _short(v))
         for k, v in (analysis.params or {}).items()

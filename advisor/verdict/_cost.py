@@ -24,7 +24,7 @@ COST_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("latency_ms_per_item", "serving latency (featurize + model)", "ms/item"),
     ("featurize_ms_per_item", "featurization", "ms/item"),
     ("inference_ms_per_item", "downstream model inference", "ms/item"),
-    ("train_seconds", "training time (full data)", "s"),
+    ("train_seconds", "training time (largest size)", "s"),
     ("featurize_seconds", "featurization time (whole run)", "s"),
     ("peak_memory_mb", "peak memory", "MB"),
     ("embedding_mb", "embedding table / model size", "MB"),
