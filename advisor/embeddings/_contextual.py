@@ -227,6 +227,12 @@ class ContextualEmbedding(Embedding):
                 tokenizer = AutoTokenizer.from_pretrained(self.model_ref, **self._hub_kwargs())
             except (OSError, ValueError) as exc:
                 raise self._offline_error("tokenizer", exc) from None
+            if getattr(tokenizer, "add_prefix_space", None) is False:
+                # Byte-level BPE (RoBERTa, GPT-2 style) marks word starts with a space; pre-split words
+                # need it added or every word is tokenized as a word-internal fragment.
+                tokenizer = AutoTokenizer.from_pretrained(
+                    self.model_ref, add_prefix_space=True, **self._hub_kwargs()
+                )
             if not getattr(tokenizer, "is_fast", False):
                 raise ConfigError(
                     f"the tokenizer of {self.model_ref} is not a fast (Rust) tokenizer",
