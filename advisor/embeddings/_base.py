@@ -21,7 +21,7 @@ from advisor.errors import ConfigError
 from advisor.features import TokenFeatures
 from advisor.registry import embeddings
 
-__all__ = ["EMBEDDING_NAMES", "Embedding", "default_cache_dir", "make_embedding"]
+__all__ = ["EMBEDDING_NAMES", "Embedding", "as_flag", "default_cache_dir", "make_embedding"]
 
 #: The three families, cheapest first (the order the verdict compares them in).
 EMBEDDING_NAMES: tuple[str, ...] = ("random", "static", "contextual")
@@ -99,6 +99,18 @@ class Coverage:
             "coverage_types": types_found / types_seen if types_seen else 0.0,
             "coverage_n_tokens": self.tokens_seen,
         }
+
+
+def as_flag(name: str, value: object) -> bool:
+    """A boolean option that may arrive as text from the CLI or a config file ("false" must mean False)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"option {name} must be true or false, got {value!r}", code="E212")
 
 
 def _option_names(cls: type) -> list[str]:

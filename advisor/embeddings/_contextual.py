@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from advisor.data._corpus import Corpus
-from advisor.embeddings._base import Embedding, ParamValue, default_cache_dir
+from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
 from advisor.embeddings._cache import FeatureCache, tokens_hash
 from advisor.errors import ConfigError
 from advisor.features import TokenFeatures
@@ -50,6 +51,24 @@ def default_encoder() -> str:
 
 
 _FINGERPRINTS: dict[tuple[Any, ...], str] = {}
+_SHARED: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_SHARED_MAX = 4  # two models with their tokenizers
+
+
+def _shared(key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
+    """Frozen models and tokenizers are shared by every embedding object in the process.
+
+    The grid builds a fresh embedding per run; reloading hundreds of MB of weights each time
+    would cost seconds and double memory. Sharing is safe: nothing here mutates a model.
+    """
+    if key in _SHARED:
+        _SHARED.move_to_end(key)
+        return _SHARED[key]
+    value = load()
+    _SHARED[key] = value
+    while len(_SHARED) > _SHARED_MAX:
+        _SHARED.popitem(last=False)
+    return value
 
 
 def model_fingerprint(directory: str | Path) -> str:
@@ -167,7 +186,7 @@ class ContextualEmbedding(Embedding):
         self.batch_size = int(batch_size)
         self.device = _resolve_device(device)
         self.cache = FeatureCache(cache_dir if cache_dir is not None else default_cache_dir())
-        self.use_cache = bool(use_cache)
+        self.use_cache = as_flag("use_cache", use_cache)
         self.config = self._load_config()
         self.layer = _LayerChoice.parse(layer, int(self.config.num_hidden_layers))
         self._max_length_option = None if max_length is None else int(max_length)
@@ -221,46 +240,53 @@ class ContextualEmbedding(Embedding):
     @property
     def tokenizer(self) -> Any:
         if self._tokenizer is None:
-            from transformers import AutoTokenizer
-
-            try:
-                tokenizer = AutoTokenizer.from_pretrained(self.model_ref, **self._hub_kwargs())
-            except (OSError, ValueError) as exc:
-                raise self._offline_error("tokenizer", exc) from None
-            if getattr(tokenizer, "add_prefix_space", None) is False:
-                # Byte-level BPE (RoBERTa, GPT-2 style) marks word starts with a space; pre-split words
-                # need it added or every word is tokenized as a word-internal fragment.
-                tokenizer = AutoTokenizer.from_pretrained(
-                    self.model_ref, add_prefix_space=True, **self._hub_kwargs()
-                )
-            if not getattr(tokenizer, "is_fast", False):
-                raise ConfigError(
-                    f"the tokenizer of {self.model_ref} is not a fast (Rust) tokenizer",
-                    hint="word alignment needs word_ids(); use a model that ships tokenizer.json",
-                    code="E235",
-                )
-            # Long sentences are windowed here, so the "longer than the maximum length" warning is noise.
-            warned = getattr(tokenizer, "deprecation_warnings", None)
-            if isinstance(warned, dict):
-                warned["sequence-length-is-longer-than-the-specified-maximum"] = True
-            self._tokenizer = tokenizer
+            self._tokenizer = _shared(("tokenizer", self.model_ref, self.revision), self._load_tokenizer)
         return self._tokenizer
+
+    def _load_tokenizer(self) -> Any:
+        from transformers import AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(self.model_ref, **self._hub_kwargs())
+        except (OSError, ValueError) as exc:
+            raise self._offline_error("tokenizer", exc) from None
+        if getattr(tokenizer, "add_prefix_space", None) is False:
+            # Byte-level BPE (RoBERTa, GPT-2 style) marks word starts with a space; pre-split words
+            # need it added or every word is tokenized as a word-internal fragment.
+            tokenizer = AutoTokenizer.from_pretrained(
+                self.model_ref, add_prefix_space=True, **self._hub_kwargs()
+            )
+        if not getattr(tokenizer, "is_fast", False):
+            raise ConfigError(
+                f"the tokenizer of {self.model_ref} is not a fast (Rust) tokenizer",
+                hint="word alignment needs word_ids(); use a model that ships tokenizer.json",
+                code="E235",
+            )
+        # Long sentences are windowed here, so the "longer than the maximum length" warning is noise.
+        warned = getattr(tokenizer, "deprecation_warnings", None)
+        if isinstance(warned, dict):
+            warned["sequence-length-is-longer-than-the-specified-maximum"] = True
+        return tokenizer
 
     @property
     def model(self) -> Any:
         if self._model is None:
-            import torch
-            from transformers import AutoModel
-
-            try:
-                model = AutoModel.from_pretrained(
-                    self.model_ref, dtype=getattr(torch, self.dtype), **self._hub_kwargs()
-                )
-            except (OSError, ValueError) as exc:
-                raise self._offline_error("weights", exc) from None
-            model.eval().requires_grad_(False)
-            self._model = model.to(self.device)
+            key = ("model", self.model_ref, self.model_id, self.dtype, str(self.device))
+            self._model = _shared(key, self._load_model)
         return self._model
+
+    def _load_model(self) -> Any:
+        import torch
+        from transformers import AutoModel
+
+        try:
+            model = AutoModel.from_pretrained(
+                self.model_ref, dtype=getattr(torch, self.dtype), **self._hub_kwargs()
+            )
+        except (OSError, ValueError) as exc:
+            raise self._offline_error("weights", exc) from None
+        model.eval().requires_grad_(False)
+        return model.to(self.device)
 
     # -- identity and windows ----------------------------------------------------------------
 
@@ -331,12 +357,9 @@ class ContextualEmbedding(Embedding):
 
     @property
     def storage_bytes(self) -> int:
-        if self._model is not None:
-            return int(sum(p.numel() * p.element_size() for p in self._model.parameters()))
-        return _weights_bytes(self._snapshot_dir()) or self._loaded_bytes()
-
-    def _loaded_bytes(self) -> int:
-        return int(sum(p.numel() * p.element_size() for p in self.model.parameters()))
+        """Size of the weight files on disk (what a deployment ships); parameter bytes if none are found."""
+        on_disk = _weights_bytes(self._snapshot_dir())
+        return on_disk or int(sum(p.numel() * p.element_size() for p in self.model.parameters()))
 
     def _snapshot_dir(self) -> Path | None:
         if self.is_local:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from advisor.data._corpus import Corpus
-from advisor.embeddings._base import Coverage, Embedding, ParamValue
+from advisor.embeddings._base import Coverage, Embedding, ParamValue, as_flag
 from advisor.embeddings._static import load_vectors
 from advisor.errors import ConfigError
 from advisor.features import TokenFeatures
@@ -90,7 +90,7 @@ class RandomEmbedding(Embedding):
         self.seed = int(seed)
         self._target_norm = None if target_norm is None else float(target_norm)
         self.static_path = static_path
-        self.lowercase = bool(lowercase)
+        self.lowercase = as_flag("lowercase", lowercase)
         self.cache_dir = cache_dir
         self.coverage = Coverage()
         self.vocabulary: dict[str, int] = {}

@@ -26,3 +26,10 @@ def test_unknown_name_lists_choices():
     with pytest.raises(ConfigError) as info:
         make_embedding("elmo")
     assert "contextual" in str(info.value)
+
+
+def test_flags_given_as_text_mean_what_they_say():
+    assert make_embedding("random", lowercase="false", target_norm=1.0).lowercase is False
+    assert make_embedding("random", lowercase="yes", target_norm=1.0).lowercase is True
+    with pytest.raises(ConfigError, match="lowercase"):
+        make_embedding("random", lowercase="maybe")
