@@ -9,7 +9,7 @@ acceptable loss the verdict is "inconclusive", whatever the point estimates sugg
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import pandas as pd
@@ -298,6 +298,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     """Decide between "use contextual", "static is enough", "random is enough", "label more data instead"
     and "inconclusive", with the reasons, numbers and thresholds that led there."""
     t = thresholds if thresholds is not None else Thresholds()
+    analysis, cut_from = _finished_part(analysis, t.min_seeds)
     names = analysis.embedding_names
     full = analysis.full_size
     at_full = analysis.curves[analysis.curves["size"] == full]
@@ -330,6 +331,11 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     if thin:
         problems.append(
             f"too few seeds at full data for an interval: {', '.join(thin)} (need {t.min_seeds} per embedding)"
+        )
+    if cut_from is not None:
+        rec.caveats.append(
+            f"judged at {full} items, the largest size every embedding finished with {t.min_seeds}+ seeds; "
+            f"the grid goes up to {cut_from} items (resume the run to judge with all the data)"
         )
     if analysis.status not in (None, "FINISHED"):
         rec.caveats.append(f"the run's status is {analysis.status}: some cells may be missing")
@@ -453,6 +459,22 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         )
     rec.reasons = reasons
     return rec
+
+
+def _finished_part(analysis: Analysis, min_seeds: int) -> tuple[Analysis, int | None]:
+    """An interrupted run is judged up to its largest size that every embedding finished with
+    ``min_seeds`` seeds (returns the cut analysis and the size it was cut from, or None if not cut)."""
+    curves = analysis.curves
+    if curves.empty:
+        return analysis, None
+    seeds = curves.groupby(["size", "embedding"])["seed"].nunique().unstack()
+    complete = seeds.index[
+        (seeds.reindex(columns=analysis.embedding_names).fillna(0) >= min_seeds).all(axis=1)
+    ]
+    if len(complete) == 0 or int(complete.max()) == analysis.full_size:
+        return analysis, None
+    cut = replace(analysis, curves=curves[curves["size"] <= int(complete.max())].reset_index(drop=True))
+    return cut, analysis.full_size
 
 
 def _cost_sentences(costs: CostComparison | None, t: Thresholds, rec: Recommendation) -> list[str]:

@@ -151,3 +151,19 @@ def test_empty_run_is_inconclusive() -> None:
     )
     rec = recommend(empty, FAST)
     assert rec.verdict == "inconclusive" and rec.costs is None
+
+
+def test_an_interrupted_run_is_judged_at_its_largest_complete_size() -> None:
+    nan = float("nan")
+    scores = {
+        "static": {100: [0.50, 0.51], 200: [0.60, 0.61], 400: [0.70, 0.71], 800: [0.75, nan]},
+        "contextual": {100: [0.70, 0.71], 200: [0.80, 0.81], 400: [0.85, 0.86], 800: [nan, nan]},
+    }
+    analysis = analysis_from_scores(scores, status="KILLED")
+    rec = recommend(analysis, FAST)
+    assert rec.full_size == 400
+    assert rec.gap("contextual-static").gap == pytest.approx(0.15)
+    assert rec.verdict == "use contextual"
+    assert any("judged at 400 items" in c and "up to 800" in c for c in rec.caveats)
+    assert any("KILLED" in c for c in rec.caveats)
+    assert analysis.full_size == 800  # the caller's analysis is left as it was
