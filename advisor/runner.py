@@ -463,6 +463,15 @@ def _analyse(
     verdict = recommendation.to_dict()
     tracker.log_parent_tags({"advisor.verdict": str(verdict.get("verdict", ""))})
     tracker.client.log_dict(tracker.parent_id, verdict, "analysis/verdict.json")
+    import tempfile
+
+    from advisor.report import write_report
+
+    with tempfile.TemporaryDirectory() as tmp:
+        html, md = write_report(analysis, tmp, recommendation=recommendation)
+        tracker.log_artifact(html, "report")
+        tracker.log_artifact(md, "report")
+        tracker.client.log_artifacts(tracker.parent_id, str(Path(tmp) / "figures"), "report/figures")
 
     # -- gain model (advisor.gain, issue 8): where does context help? ----------------------------------
     if settings.difficulty:

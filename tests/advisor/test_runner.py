@@ -106,6 +106,8 @@ def test_run_logs_the_mlflow_structure_and_resumes(settings: RunSettings) -> Non
         "analysis/items.json",
         "analysis/verdict.json",
     } <= analysis_files
+    report_files = {a.path for a in client.list_artifacts(outcome.run_id, "report")}
+    assert {"report/report.html", "report/report.md"} <= report_files
     assert [e.done for e in events if e.stage == "cell"] == list(range(1, 13))
 
     analysis = load_analysis(outcome.run_id, settings.tracking_uri)
