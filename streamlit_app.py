@@ -165,11 +165,11 @@ def page_data(uri: str) -> None:
         st.warning(warning)
     ss.dataset = dataset
     st.success(f"Ready: {dataset['label']} as a {dataset['task']} dataset. Next: Configure & run.")
-    left, right = st.columns([2, 3])
-    left.subheader("Summary (as `advisor inspect`)")
-    left.dataframe(summary_rows(preview.summary), hide_index=True, width="stretch")
-    right.subheader("First items")
-    right.dataframe(preview.preview, hide_index=True, width="stretch")
+    st.subheader("Summary")
+    st.caption("The same summary `advisor inspect` prints.")
+    st.table(summary_rows(preview.summary).set_index("property"))
+    st.subheader("First items")
+    st.dataframe(preview.preview, hide_index=True, width="stretch")
 
 
 # -- configure & run -------------------------------------------------------------------------------
@@ -257,6 +257,7 @@ def page_run(uri: str) -> None:
         if ss.job.running and st.button("Stop", key="stop"):
             with st.spinner("Stopping: the run ends KILLED, finished cells are kept"):
                 ss.job.stop()
+            st.rerun()
         run_monitor()
 
 
@@ -343,6 +344,10 @@ def page_results(uri: str) -> None:
     render_items(analysis, _predictions(run_id, uri, version))
 
 
+def _number(value: float) -> str:
+    return "–" if not math.isfinite(value) else f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 def render_recommendation(analysis: Any) -> None:
     from advisor.plots import plot_costs, plot_data_efficiency, plot_difficulty_gaps, plot_learning_curves
     from advisor.verdict import recommend
@@ -371,7 +376,7 @@ def render_recommendation(analysis: Any) -> None:
         right.pyplot(plot_data_efficiency(rec.efficiency), width="stretch")
     if rec.costs is not None:
         st.subheader("Costs")
-        st.dataframe(cost_table(rec.costs).style.format("{:.3g}"), width="stretch")
+        st.dataframe(cost_table(rec.costs).style.format(_number), width="stretch")
         with st.expander("Cost figure"):
             st.pyplot(plot_costs(rec.costs), width="content")
     st.subheader("Difficulty slices: where the gap comes from")
@@ -396,7 +401,7 @@ def render_items(analysis: Any, predictions: Any) -> None:
     if table.empty:
         st.info("No per-item predictions in this run.")
         return
-    names = [c.removeprefix("right_") for c in table.columns if c.startswith("right_")]
+    names = [n for n in analysis.embedding_names if f"right_{n}" in table.columns]
     cols = st.columns([2, 3, 3])
     metrics = item_metric_columns(analysis.task, table)
     metric = cols[0].selectbox("Difficulty metric", ["(none)", *metrics], key="item_metric")

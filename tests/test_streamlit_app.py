@@ -3,11 +3,14 @@ configuration from the registries, the recommendation view and the history over 
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from advisor.app import start_run
 from advisor.grid import profiles
 from advisor.runner import EMBEDDING_CHOICES
 from advisor.tracking import load_analysis
@@ -38,9 +41,9 @@ def test_upload_a_valid_file_shows_summary_and_preview(app: AppTest, tmp_path: P
     assert not app.exception and not app.error
     assert app.selectbox(key="task").value == "ner"
     assert "detected: ner" in app.selectbox(key="task").label
-    summary = app.dataframe[0].value
-    assert dict(zip(summary["property"], summary["value"], strict=True))["sentences"] == "30"
-    assert len(app.dataframe[1].value) == 20 and "[John]PER" in app.dataframe[1].value["tokens"][0]
+    summary = app.table[0].value
+    assert summary.loc["sentences", "value"] == "30" and summary.loc["task", "value"] == "ner"
+    assert len(app.dataframe[0].value) == 20 and "[John]PER" in app.dataframe[0].value["tokens"][0]
     stored = list((tmp_path / "uploads").glob("*/*"))
     assert [p.name for p in stored] == ["my_train.conll"] and stored[0].read_bytes() == CONLL
     dataset = app.session_state["dataset"]
@@ -54,7 +57,7 @@ def test_malformed_upload_shows_the_error_text_not_a_traceback(app: AppTest) -> 
     assert len(app.error) == 1
     text = app.error[0].value
     assert "bad.conll:4:" in text and "[E1" in text
-    assert app.session_state["dataset"] is None and not app.dataframe
+    assert app.session_state["dataset"] is None and not app.dataframe and not app.table
 
 
 def test_oversized_upload_is_refused(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,10 +74,9 @@ def test_demo_data_and_classification_task(app: AppTest) -> None:
     app.radio(key="source").set_value("Bundled demo data").run()
     app.selectbox(key="demo_task").set_value("classify").run()
     assert not app.exception and not app.error
-    summary = app.dataframe[0].value
-    rows = dict(zip(summary["property"], summary["value"], strict=True))
+    rows = app.table[0].value["value"]
     assert rows["task"] == "classify" and rows["splits"].startswith("train 600, dev 150, test 200")
-    assert list(app.dataframe[1].value.columns) == ["line", "text", "label"]
+    assert list(app.dataframe[0].value.columns) == ["line", "text", "label"]
 
 
 def test_configuration_lists_registry_choices_and_builds_the_command(app: AppTest) -> None:
@@ -147,3 +149,26 @@ def test_history_compares_runs_side_by_side(app: AppTest, app_store) -> None:
     links = "\n".join(m.value for m in app.markdown)
     assert "compare-runs?runs=" in links and app_store.finished in links
     assert "**USE CONTEXTUAL**" in links and "**INCONCLUSIVE**" in links
+
+
+def test_run_monitor_shows_progress_log_and_stop(app: AppTest, app_store, tmp_path: Path) -> None:
+    script = "import time; print('grid: 27 cells, 0 already finished', flush=True); time.sleep(120)"
+    job = start_run([sys.executable, "-c", script], tmp_path / "run.log", "partial-session")
+    try:
+        app.session_state["job"] = job  # as if Run had started it: its session tag finds the partial run
+        _page(app, "Configure & run")
+        assert app.session_state["job_run_id"] == app_store.partial
+        progress = app.get("progress")[0]
+        assert progress.proto.text.startswith("5 / 27 cells done (running)")
+        deadline = time.time() + 20
+        while "grid: 27 cells" not in job.log_tail() and time.time() < deadline:
+            time.sleep(0.2)
+        app.run()
+        assert "grid: 27 cells, 0 already finished" in app.code[-1].value
+        app.button(key="stop").click().run()
+        assert not app.exception and not job.running and job.returncode == -15  # SIGTERM, no handler
+        assert any(w.value.startswith("Stopped (exit -15)") for w in app.warning)
+        assert "stop" not in [b.key for b in app.button]
+    finally:
+        if job.running:
+            job.process.kill()

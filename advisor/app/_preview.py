@@ -31,15 +31,30 @@ class DatasetPreview:
         return self.error is None and self.summary is not None
 
 
+def _bracket_entities(tokens: list[str], tags: list[str]) -> str:
+    """``John Smith lives`` + ``B-PER I-PER O`` -> ``[John Smith]PER lives`` (IOB2 spans)."""
+    out: list[str] = []
+    span: list[str] = []
+    kind = ""
+    for token, tag in [*zip(tokens, tags, strict=True), ("", "O")]:
+        if span and tag != f"I-{kind}":
+            out.append(f"[{' '.join(span)}]{kind}")
+            span = []
+        if tag.startswith(("B-", "I-")) and not span:
+            span, kind = [token], tag[2:]
+        elif span:
+            span.append(token)
+        elif token:
+            out.append(token)
+    return " ".join(out)
+
+
 def preview_frame(corpus: Corpus, n: int = 20) -> pd.DataFrame:
-    """The first ``n`` items with their line numbers; NER shows ``token/TAG`` pairs (non-O tags only)."""
+    """The first ``n`` items with their line numbers; NER shows entities as ``[New York]LOC``."""
     rows = []
     for i in range(min(n, len(corpus))):
         if corpus.task == "ner":
-            tagged = " ".join(
-                t if tag == "O" else f"[{t}]{tag[2:] if tag[1:2] == '-' else tag}"
-                for t, tag in zip(corpus.tokens[i], corpus.labels[i], strict=True)
-            )
+            tagged = _bracket_entities(corpus.tokens[i], corpus.labels[i])
             entities = sum(tag.startswith("B-") for tag in corpus.labels[i])
             rows.append({"line": corpus.line_numbers[i], "tokens": tagged, "entities": entities})
         else:

@@ -38,6 +38,8 @@ def streamlit_command(host: str, port: int, tracking_uri: str, max_upload_mb: in
         str(max_upload_mb),
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",
+        "minimal",
         "--",
         "--tracking-uri",
         tracking_uri,

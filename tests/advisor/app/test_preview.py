@@ -23,7 +23,7 @@ def test_preview_matches_what_inspect_reports(tmp_path: Path) -> None:
     rows = dict(summary_rows(preview.summary).itertuples(index=False))
     assert rows["sentences"] == "30" and rows["entities"] == "PER 30, LOC 30"
     assert list(preview.preview["line"]) == [1, 7, 13, 19, 25]
-    assert preview.preview["tokens"][0] == "[John]PER [Smith]PER lives in [Paris0]LOC"
+    assert preview.preview["tokens"][0] == "[John Smith]PER lives in [Paris0]LOC"
 
 
 def test_malformed_file_gives_the_rendered_error_not_an_exception(tmp_path: Path) -> None:
@@ -48,3 +48,13 @@ def test_classification_preview_shows_text_and_label(tmp_path: Path) -> None:
         "text": ["item 0", "item 1", "item 2"],
         "label": ["a", "b", "a"],
     }
+
+
+def test_entity_brackets_follow_iob2_spans(tmp_path: Path) -> None:
+    path = tmp_path / "t.conll"
+    rows = "New B-LOC\nYork I-LOC\nand O\nParis B-LOC\nBerlin B-LOC\nis O\nbig O\nMary B-PER"
+    path.write_text("\n\n".join([rows] * 12) + "\n", encoding="utf-8")
+    corpus, _ = read_corpus(path, "ner")
+    frame = preview_frame(corpus, 1)
+    assert frame["tokens"][0] == "[New York]LOC and [Paris]LOC [Berlin]LOC is big [Mary]PER"
+    assert frame["entities"][0] == 4
