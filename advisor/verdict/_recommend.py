@@ -289,7 +289,7 @@ def _gap_text(gap: ScoreGap) -> str:
     if not gap.has_interval:
         ci = f" (no interval: {gap.method})"
     return (
-        f"At full data ({gap.size} items) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
+        f"At {gap.size} training items (the largest size judged) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
         f"gap {_pts(gap.gap)}{ci}."
     )
 
@@ -439,6 +439,14 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
             )
         rec.headline = f"Inconclusive: {why}; more seeds (or a larger evaluation set) would narrow it."
 
+    if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
+        # The run stopped early: the cheap embedding still has unused training data to catch up with.
+        rec.verdict = INCONCLUSIVE
+        rec.headline = (
+            f"Inconclusive: the run stopped before its largest size ({cut_from} items); at {full} items contextual "
+            f"leads {best_cheap} by {_pts(cs.gap)} ({_pts(cs.lo)} to {_pts(cs.hi)}), but {best_cheap} may catch up "
+            "with the training data not used yet; resume the run."
+        )
     # Extrapolations and costs support every verdict; they are reported whatever was decided.
     reasons += [x.describe() for x in rec.extrapolations]
     if rec.verdict in (USE_CONTEXTUAL, LABEL_MORE, INCONCLUSIVE):

@@ -154,6 +154,7 @@ def test_empty_run_is_inconclusive() -> None:
 
 
 def test_an_interrupted_run_is_judged_at_its_largest_complete_size() -> None:
+    # Every embedding finished 400 items with 2 seeds; at 800 only one static seed finished.
     nan = float("nan")
     scores = {
         "static": {100: [0.50, 0.51], 200: [0.60, 0.61], 400: [0.70, 0.71], 800: [0.75, nan]},
@@ -163,7 +164,14 @@ def test_an_interrupted_run_is_judged_at_its_largest_complete_size() -> None:
     rec = recommend(analysis, FAST)
     assert rec.full_size == 400
     assert rec.gap("contextual-static").gap == pytest.approx(0.15)
-    assert rec.verdict == "use contextual"
+    # contextual leads at 400 items, but static has not seen the rest of the data yet: no "use contextual".
+    assert rec.verdict == "inconclusive"
+    assert "stopped before its largest size (800 items)" in rec.headline
     assert any("judged at 400 items" in c and "up to 800" in c for c in rec.caveats)
     assert any("KILLED" in c for c in rec.caveats)
     assert analysis.full_size == 800  # the caller's analysis is left as it was
+    tied = {e: {n: v for n, v in curve.items()} for e, curve in scores.items()}
+    tied["contextual"] = dict(tied["static"]) | {800: [nan, nan]}
+    tied["static"] = dict(tied["static"]) | {800: [nan, nan]}
+    tied["contextual"][800] = [0.9, nan]  # contextual ran ahead, static did not: judged at 400, tied there
+    assert recommend(analysis_from_scores(tied), FAST).verdict == "static is enough"
