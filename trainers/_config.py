@@ -44,7 +44,7 @@ class TrainConfig:
     device: str | None = None
     projection: int = 128
     casing_features: bool = True
-    num_threads: int | None = None
+    num_threads: int | None = 1
 
     def __post_init__(self) -> None:
         if self.classifier not in CLASSIFIERS:

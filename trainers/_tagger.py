@@ -27,14 +27,16 @@ CASING_CLASSES: tuple[str, ...] = ("lower", "upper", "title", "mixed", "digit", 
 def _casing_class(token: str) -> int:
     if any(ch.isdigit() for ch in token):
         return 4
-    letters = [ch for ch in token if ch.isalpha()]
-    if not letters:
-        return 5 if token and not any(ch.isalnum() for ch in token) else 6
-    if all(ch.islower() for ch in letters):
+    if not any(ch.isalnum() for ch in token):
+        return 5 if token else 6
+    cased = [ch for ch in token if ch.isalpha() and ch.lower() != ch.upper()]
+    if not cased:  # letters without case (CJK, Arabic, ...)
+        return 6
+    if all(ch.islower() for ch in cased):
         return 0
-    if all(ch.isupper() for ch in letters):
-        return 1 if len(letters) > 1 else 2
-    if letters[0].isupper() and all(ch.islower() for ch in letters[1:]):
+    if all(ch.isupper() for ch in cased):
+        return 1 if len(cased) > 1 else 2
+    if cased[0].isupper() and all(ch.islower() for ch in cased[1:]):
         return 2
     return 3
 

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+
+from trainers import classification_scores, ner_scores, repair_iob2
+
+
+def test_ner_scores_strict_vs_conlleval_on_a_stray_inside_tag() -> None:
+    gold = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG", "I-ORG"]]
+    # PER right; LOC predicted as a stray I-LOC (conlleval counts it, strict IOB2 does not); ORG cut short.
+    pred = [["B-PER", "I-PER", "O", "I-LOC"], ["O", "B-ORG", "O"]]
+    scores = ner_scores(gold, pred)
+    # strict: predicted entities {PER, ORG(short)}, gold {PER, LOC, ORG}: tp = 1
+    assert scores["precision"] == pytest.approx(1 / 2)
+    assert scores["recall"] == pytest.approx(1 / 3)
+    assert scores["f1"] == pytest.approx(2 * (1 / 2) * (1 / 3) / (1 / 2 + 1 / 3))
+    # conlleval-style: I-LOC after O starts an entity, so LOC is a hit too: p = 2/3, r = 2/3
+    assert scores["conlleval_f1"] == pytest.approx(2 / 3)
+    assert scores["f1_PER"] == pytest.approx(1.0)
+    assert scores["f1_LOC"] == pytest.approx(0.0)
+    assert scores["f1_ORG"] == pytest.approx(0.0)
+
+
+def test_ner_scores_perfect_and_empty() -> None:
+    gold = [["B-PER", "O"], ["O", "O"]]
+    assert ner_scores(gold, gold)["f1"] == pytest.approx(1.0)
+    no_entities = ner_scores([["O", "O"]], [["O", "O"]])
+    assert no_entities["f1"] == 0.0 and no_entities["recall"] == 0.0
+
+
+def test_ner_scores_per_type_includes_predicted_only_types() -> None:
+    scores = ner_scores([["B-PER", "O"]], [["B-PER", "B-MISC"]])
+    assert scores["f1_PER"] == pytest.approx(1.0)
+    assert scores["f1_MISC"] == pytest.approx(0.0)
+    assert scores["precision"] == pytest.approx(0.5)
+
+
+def test_ner_scores_rejects_misaligned_sequences() -> None:
+    with pytest.raises(ValueError, match="sequence 0"):
+        ner_scores([["O", "O"]], [["O"]])
+    with pytest.raises(ValueError, match="gold sequences"):
+        ner_scores([["O"]], [])
+
+
+def test_classification_scores() -> None:
+    gold = ["a", "a", "b", "c"]
+    pred = ["a", "b", "b", "b"]
+    scores = classification_scores(gold, pred)
+    assert scores["accuracy"] == pytest.approx(0.5)
+    # per-class F1: a = 2/3, b = 2/4 (p 1/3, r 1) = 0.5, c = 0
+    assert scores["macro_f1"] == pytest.approx((2 / 3 + 0.5 + 0.0) / 3)
+
+
+@pytest.mark.parametrize(
+    ("tags", "expected"),
+    [
+        (["O", "I-PER", "I-PER"], ["O", "B-PER", "I-PER"]),
+        (["I-LOC"], ["B-LOC"]),
+        (["B-PER", "I-LOC", "I-LOC"], ["B-PER", "B-LOC", "I-LOC"]),
+        (["B-PER", "I-PER", "O", "B-ORG"], ["B-PER", "I-PER", "O", "B-ORG"]),
+    ],
+)
+def test_repair_iob2(tags: list[str], expected: list[str]) -> None:
+    assert repair_iob2(tags) == expected

@@ -1,0 +1,178 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from advisor.data._corpus import Corpus
+from advisor.errors import ConfigError, InputError
+from advisor.features import TokenFeatures
+from trainers import TrainConfig, TrainResult, fit_and_evaluate
+
+DIM = 8
+FAST = {"max_epochs": 12, "patience": 3, "batch_size": 16, "lr": 1e-2, "hidden": 16, "projection": 16}
+
+
+def _ner_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
+    """Planted signal: feature 0 > 0.6 marks a PER token, feature 1 > 0.6 a LOC token; runs are entities."""
+    rng = np.random.default_rng(seed)
+    arrays, tokens, tags = [], [], []
+    for _ in range(n):
+        length = int(rng.integers(3, 10))
+        x = rng.normal(size=(length, DIM)).astype(np.float32)
+        sent_tags = []
+        for t in range(length):
+            if x[t, 0] > 0.6 and x[t, 0] >= x[t, 1]:
+                entity = "PER"
+            elif x[t, 1] > 0.6:
+                entity = "LOC"
+            else:
+                entity = None
+            if entity is None:
+                sent_tags.append("O")
+            elif sent_tags and sent_tags[-1][2:] == entity:
+                sent_tags.append(f"I-{entity}")
+            else:
+                sent_tags.append(f"B-{entity}")
+        arrays.append(x)
+        tokens.append([f"w{i}" for i in range(length)])
+        tags.append(sent_tags)
+    return TokenFeatures.from_list(arrays), Corpus(task="ner", tokens=tokens, labels=tags)
+
+
+def _classify_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
+    """Planted signal: the label is the sign of feature 0 summed over the sentence (3 classes by size)."""
+    rng = np.random.default_rng(seed)
+    arrays, tokens, labels = [], [], []
+    for _ in range(n):
+        length = int(rng.integers(2, 12))
+        x = rng.normal(size=(length, DIM)).astype(np.float32)
+        total = x[:, 0].mean()
+        labels.append("neg" if total < -0.2 else "pos" if total > 0.2 else "mid")
+        arrays.append(x)
+        tokens.append(["Tok"] * length)
+    return TokenFeatures.from_list(arrays), Corpus(task="classify", tokens=tokens, labels=labels)
+
+
+@pytest.fixture(scope="module")
+def ner_splits() -> list[tuple[TokenFeatures, Corpus]]:
+    return [_ner_data(240, 0), _ner_data(60, 1), _ner_data(60, 2)]
+
+
+@pytest.fixture(scope="module")
+def classify_splits() -> list[tuple[TokenFeatures, Corpus]]:
+    return [_classify_data(300, 0), _classify_data(80, 1), _classify_data(80, 2)]
+
+
+def _fit(splits: list[tuple[TokenFeatures, Corpus]], **options: object) -> TrainResult:
+    (tf, tc), (df, dc), (ef, ec) = splits
+    return fit_and_evaluate(tf, tc, df, dc, ef, ec, TrainConfig(**{**FAST, **options}))
+
+
+def _assert_valid_iob2(tags: list[str]) -> None:
+    previous = "O"
+    for tag in tags:
+        if tag.startswith("I-"):
+            assert previous in (f"B-{tag[2:]}", f"I-{tag[2:]}"), tags
+        previous = tag
+
+
+@pytest.mark.parametrize("use_crf", [False, True])
+def test_tagger_learns_planted_entities(ner_splits, use_crf: bool) -> None:
+    result = _fit(ner_splits, use_crf=use_crf)
+    eval_corpus = ner_splits[2][1]
+    assert result.task == "ner" and result.primary_metric == "f1"
+    assert result.score > 0.6, result.scores  # chance-level tagging scores near 0
+    assert result.score == result.scores["f1"]
+    assert {"precision", "recall", "conlleval_f1", "f1_PER", "f1_LOC"} <= set(result.scores)
+    assert len(result.predictions) == len(result.gold_probs) == len(eval_corpus)
+    for pred, probs, gold in zip(result.predictions, result.gold_probs, eval_corpus.labels, strict=True):
+        assert len(pred) == len(probs) == len(gold)
+        assert all(0.0 <= p <= 1.0 for p in probs)
+        _assert_valid_iob2(pred)
+    assert 1 <= result.epochs <= FAST["max_epochs"]
+    assert result.n_params > 0 and result.train_seconds > 0 and result.inference_ms_per_item > 0
+    assert result.peak_memory_mb > 0 and result.device == "cpu"
+
+
+@pytest.mark.parametrize("classifier", ["cnn", "bilstm"])
+def test_classifiers_learn_planted_label(classify_splits, classifier: str) -> None:
+    result = _fit(classify_splits, classifier=classifier)
+    eval_corpus = classify_splits[2][1]
+    assert result.primary_metric == "accuracy"
+    assert result.score > 0.6, result.scores  # three classes: chance ~0.33-0.45
+    assert set(result.scores) == {"accuracy", "macro_f1"}
+    assert len(result.predictions) == len(result.gold_probs) == len(eval_corpus)
+    assert set(result.predictions) <= {"neg", "mid", "pos"}
+    assert all(isinstance(p, float) and 0.0 <= p <= 1.0 for p in result.gold_probs)
+    # p(gold) should be high where the prediction is right
+    right = [
+        p for p, y, g in zip(result.gold_probs, result.predictions, eval_corpus.labels, strict=True) if y == g
+    ]
+    assert np.mean(right) > 0.5
+
+
+@pytest.mark.parametrize(
+    ("task", "options"), [("ner", {"use_crf": True}), ("classify", {"classifier": "bilstm"})]
+)
+def test_same_seed_same_result(ner_splits, classify_splits, task: str, options: dict) -> None:
+    splits = ner_splits if task == "ner" else classify_splits
+    small = {**options, "max_epochs": 3}
+    first, second = _fit(splits, seed=7, **small), _fit(splits, seed=7, **small)
+    assert first.predictions == second.predictions
+    assert first.gold_probs == second.gold_probs
+    assert first.dev_history == second.dev_history
+    other = _fit(splits, seed=8, **small)
+    assert other.gold_probs != first.gold_probs
+
+
+def test_float16_memmap_features_and_labels_only_in_eval(tmp_path: Path, classify_splits) -> None:
+    (tf, tc), (df, dc), (ef, ec) = classify_splits
+    path = tmp_path / "train.f16"
+    mm = np.memmap(path, dtype=np.float16, mode="w+", shape=tf.vectors.shape)
+    mm[:] = tf.vectors
+    mm.flush()
+    memmapped = TokenFeatures(np.memmap(path, dtype=np.float16, mode="r", shape=tf.vectors.shape), tf.offsets)
+    # an eval label never seen in training still gets an index (and simply is never predicted right)
+    eval_labels = list(ec.labels)
+    eval_labels[0] = "unseen"
+    eval_corpus = Corpus(task="classify", tokens=ec.tokens, labels=eval_labels)
+    config = TrainConfig(**{**FAST, "max_epochs": 2})
+    result = fit_and_evaluate(memmapped, tc, df, dc, ef, eval_corpus, config)
+    assert "unseen" in result.labels
+    assert len(result.predictions) == len(ec)
+
+
+def test_empty_items_are_scored(classify_splits) -> None:
+    (tf, tc), (df, dc), _ = classify_splits
+    eval_feats = TokenFeatures.from_list([np.zeros((0, DIM), np.float32), np.ones((3, DIM), np.float32)])
+    eval_corpus = Corpus(task="classify", tokens=[[], ["a", "b", "c"]], labels=["pos", "neg"])
+    result = fit_and_evaluate(
+        tf, tc, df, dc, eval_feats, eval_corpus, TrainConfig(**{**FAST, "max_epochs": 1})
+    )
+    assert len(result.predictions) == 2
+
+
+def test_mismatched_features_raise_input_error(ner_splits) -> None:
+    (tf, tc), (df, dc), (ef, ec) = ner_splits
+    with pytest.raises(InputError, match="items but the corpus"):
+        fit_and_evaluate(tf, tc, df, dc, ef.subset(range(10)), ec, TrainConfig(**FAST))
+    shorter = Corpus(task="ner", tokens=[t[:-1] for t in tc.tokens], labels=[t[:-1] for t in tc.labels])
+    with pytest.raises(InputError, match="feature rows"):
+        fit_and_evaluate(tf, shorter, df, dc, ef, ec, TrainConfig(**FAST))
+
+
+def test_bad_config_raises_config_error() -> None:
+    with pytest.raises(ConfigError, match="classifier"):
+        TrainConfig(classifier="transformer")
+    with pytest.raises(ConfigError, match="dropout"):
+        TrainConfig(dropout=1.5)
+
+
+def test_to_dict_is_flat_scalars(classify_splits) -> None:
+    result = _fit(classify_splits, max_epochs=1)
+    flat = result.to_dict()
+    assert flat["score"] == result.score and flat["eval_macro_f1"] == result.scores["macro_f1"]
+    assert all(isinstance(v, int | float | str) for v in flat.values())
+    assert "predictions" not in flat
