@@ -552,7 +552,11 @@ class ContextualEmbedding(Embedding):
         partial: dict[int, np.ndarray],
         out: np.ndarray,
     ) -> None:
-        """Pool pieces into word rows; rows whose pieces all arrived are written, others wait in ``partial``."""
+        """Pool pieces into word rows; rows whose pieces all arrived are written, others wait in ``partial``.
+
+        The gather runs where the states are (GPU or CPU); the pooling is a numpy ``add.reduceat`` over
+        each word's run of pieces, several times faster on CPU than ``index_add_`` for these shapes.
+        """
         import torch
 
         lengths = [len(w.positions) for w in batch]
@@ -560,22 +564,29 @@ class ContextualEmbedding(Embedding):
             return
         batch_index = torch.from_numpy(np.repeat(np.arange(len(batch)), lengths)).to(hidden.device)
         positions = torch.from_numpy(np.concatenate([w.positions for w in batch])).to(hidden.device)
-        weights = torch.from_numpy(np.concatenate([w.weights for w in batch])).to(hidden.device)
+        pieces = hidden[batch_index, positions].cpu().numpy()
+        pieces *= np.concatenate([w.weights for w in batch])[:, None]
         rows = np.concatenate([w.rows for w in batch])
-        unique_rows, inverse, n_pieces = np.unique(rows, return_inverse=True, return_counts=True)
-        pieces = hidden[batch_index, positions] * weights[:, None]
-        pooled = torch.zeros((len(unique_rows), hidden.shape[-1]), dtype=pieces.dtype, device=hidden.device)
-        pooled.index_add_(0, torch.from_numpy(inverse).to(hidden.device), pieces)
-        pooled_np = pooled.cpu().numpy()
+        starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+        if len(np.unique(rows[starts])) < len(starts):  # a word's pieces in two windows of this batch
+            order = np.argsort(rows, kind="stable")
+            rows, pieces = rows[order], pieces[order]
+            starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+        unique_rows = rows[starts]
+        n_pieces = np.diff(np.append(starts, len(rows)))
+        pooled = pieces if len(starts) == len(rows) else np.add.reduceat(pieces, starts, axis=0)
         pending[unique_rows] -= n_pieces.astype(np.int32)
         complete = pending[unique_rows] == 0
-        for i in np.flatnonzero(complete & np.isin(unique_rows, list(partial))):
-            pooled_np[i] += partial.pop(int(unique_rows[i]))
+        if partial:
+            for i in np.flatnonzero(complete & np.isin(unique_rows, list(partial))):
+                pooled[i] += partial.pop(int(unique_rows[i]))
         for i in np.flatnonzero(~complete):
             row = int(unique_rows[i])
-            partial[row] = partial.get(row, 0) + pooled_np[i]
-        if complete.any():
-            out[unique_rows[complete]] = pooled_np[complete].astype(np.float16)
+            partial[row] = partial.get(row, 0) + pooled[i]
+        if complete.all():
+            out[unique_rows] = pooled.astype(np.float16)
+        elif complete.any():
+            out[unique_rows[complete]] = pooled[complete].astype(np.float16)
 
     def describe(self) -> dict[str, ParamValue]:
         return {
