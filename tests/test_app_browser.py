@@ -2,7 +2,8 @@
 opens the recommendation of a stored analysis; screenshots go to experiments/screenshots/.
 
 Skips (with the reason) when Chromium, its driver or Selenium is missing, so CI without them passes.
-Install: ``apt-get install -y chromium chromium-driver`` and ``pip install -e '.[browser]'``.
+Install: ``apt-get install -y chromium chromium-driver`` and ``pip install -e '.[browser]'``; run
+with ``pytest -m slow tests/test_app_browser.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow  # a UI server and a browser: about a minute on 2 busy cores
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "experiments" / "screenshots"

@@ -24,7 +24,7 @@ from advisor.app import (
     slice_table,
 )
 from advisor.tracking import find_analyses, load_analysis
-from advisor.verdict import compare_costs
+from advisor.verdict import COST_COLUMNS, compare_costs
 
 from .synthetic_store import SEEDS, SIZES, SKILL
 
@@ -112,10 +112,11 @@ def test_cost_table_labels_and_values(finished) -> None:
     analysis, _ = finished
     costs = compare_costs(analysis)
     table = cost_table(costs)
-    assert "training time (full data) [s]" in table.columns and "peak memory [MB]" in table.columns
-    assert (
-        table.loc["contextual", "peak memory [MB]"] == costs.value("contextual", "peak_memory_mb") == 1000.0
-    )
+    labels = {column: f"{label} [{unit}]" for column, label, unit in COST_COLUMNS}
+    assert labels["train_seconds"] in table.columns and labels["peak_memory_mb"] in table.columns
+    peak = table.loc["contextual", labels["peak_memory_mb"]]
+    assert peak == costs.value("contextual", "peak_memory_mb") == 1000.0
+    assert table.loc["static", labels["train_seconds"]] == 1.0  # synthetic store: cost 1 × size/64 at size 64
 
 
 def test_history_frame_and_mlflow_links(app_store) -> None:
