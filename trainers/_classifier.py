@@ -1,16 +1,16 @@
 """Sentence classifiers over frozen word vectors: Kim-style CNN and BiLSTM + max-pool.
 
 Default: ``cnn``. Measured on TREC-6 (full train with a 10 % dev split, TREC.test.all, seed 0,
-``experiments/bench_trainers.py``; process CPU seconds per epoch incl. the dev pass, on a shared,
-heavily loaded 2-core machine, before the defaults moved to projection 64 / batch 64):
+default :class:`~trainers.TrainConfig`, ``experiments/bench_trainers.py``; seconds per epoch incl.
+the dev pass, one thread, on a shared 2-core machine):
 
-| embedding | CNN acc | CNN CPU s/epoch | BiLSTM acc | BiLSTM CPU s/epoch |
+| embedding | CNN acc | CNN s/epoch | BiLSTM acc | BiLSTM s/epoch |
 |---|---|---|---|---|
-| random 800-d | 0.900 | 2.15 | 0.894 | 2.29 |
-| GloVe 50-d | 0.896 | 1.50 | 0.912 | 1.82 |
-| MiniLM 384-d | 0.928 | 1.73 | 0.924 | 2.13 |
+| random 800-d | 0.870 | 0.97 | 0.858 | 1.20 |
+| GloVe 50-d | 0.892 | 0.74 | 0.900 | 1.00 |
+| MiniLM 384-d | 0.954 | 0.88 | 0.940 | 1.22 |
 
-Accuracy is on par (mean 0.908 vs 0.910, one seed), the CNN is 6-20 % cheaper per epoch
+Accuracy is on par (one seed: CNN ahead on two of three), the CNN is 20-30 % cheaper per epoch
 (convolutions over all positions at once instead of a sequential recurrence) and parallelises
 better on a GPU, so it is the default; the BiLSTM stays available (``classifier="bilstm"``) for
 longer texts where word order across the sentence matters more.
