@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +59,7 @@ class RunSettings:
     static: str | None = None
     random_dim: int | None = None
     max_epochs: int | None = None
+    workers: int | None = None
     tracking_uri: str | None = None
     experiment: str = DEFAULT_EXPERIMENT
     force: bool = False
@@ -170,7 +174,7 @@ def run_analysis(
     ``fail_after`` raises after that many computed cells: used by tests to prove a failed run ends
     FAILED and a re-run computes only the missing cells.
     """
-    from trainers import TrainConfig, fit_and_evaluate
+    from trainers import TrainConfig
 
     notify = progress or (lambda event: None)
     timings: dict[str, float] = {}
@@ -270,28 +274,21 @@ def run_analysis(
         if pending:
             features = _featurize(plan, pending, options, splits, tracker, timings, notify)
             orders = {seed: subset_order(splits.train, seed) for seed in plan.seeds}
+            _WORKER_STATE.update(
+                features=features, splits=splits, orders=orders, config=train_config.to_dict()
+            )
             for cell in pending:
-                train_feats, dev_feats, test_feats = features[cell.embedding]
-                idx = subset_indices(orders[cell.seed], cell.size)
-                config = TrainConfig(**{**train_config.to_dict(), "seed": cell.seed})
                 tracker.child(
                     cell.embedding, cell.seed, {"embedding": cell.embedding, **options[cell.embedding]}
                 )
-                t0 = time.perf_counter()
-                result = fit_and_evaluate(
-                    train_feats.subset(idx),
-                    splits.train.subset(idx),
-                    dev_feats,
-                    splits.dev,
-                    test_feats,
-                    splits.test,
-                    config,
-                )
+            n_workers = _worker_count(settings.workers, device, len(pending))
+            t_train = time.perf_counter()
+            for cell, result, seconds in _train_cells(pending, n_workers):
                 timings[f"train.{cell.embedding}"] = (
                     timings.get(f"train.{cell.embedding}", 0.0) + result.train_seconds
                 )
-                timings["evaluate"] = timings.get("evaluate", 0.0) + (
-                    time.perf_counter() - t0 - result.train_seconds
+                timings["evaluate"] = (
+                    timings.get("evaluate", 0.0) + result.inference_ms_per_item * len(splits.test) / 1000
                 )
                 t1 = time.perf_counter()
                 metrics = {
@@ -322,11 +319,13 @@ def run_analysis(
                         total=len(plan.cells),
                         cell=cell,
                         score=result.score,
-                        seconds=time.perf_counter() - t0,
+                        seconds=seconds,
                     )
                 )
                 if fail_after is not None and len(computed) >= fail_after:
                     raise RuntimeError(f"injected failure after {fail_after} cells")
+            timings["train_wall"] = time.perf_counter() - t_train
+            timings["workers"] = float(n_workers)
         if computed or not _has_analysis(tracker):
             t2 = time.perf_counter()
             notify(
@@ -359,6 +358,80 @@ def run_analysis(
         device=device,
         resumed=tracker.resumed,
     )
+
+
+# Read by training workers. Set before the pool forks, so every worker shares the (read-only)
+# feature matrices copy-on-write instead of receiving them through a pipe.
+_WORKER_STATE: dict[str, Any] = {}
+
+
+def _worker_count(requested: int | None, device: str, n_cells: int) -> int:
+    """Parallel CPU workers (one torch thread each); CUDA cannot be used from forked workers."""
+    if requested is not None:
+        if requested < 1:
+            raise ConfigError("--workers must be at least 1", code="E210")
+        return 1 if device.startswith("cuda") else min(requested, n_cells)
+    if device.startswith("cuda") or sys.platform != "linux":
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8, n_cells))
+
+
+def _worker_init() -> None:
+    import torch
+
+    torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates workers on Ctrl-C
+
+
+def _train_one(cell: Cell) -> tuple[Cell, Any, float]:
+    from trainers import TrainConfig, fit_and_evaluate
+
+    t0 = time.perf_counter()
+    train_feats, dev_feats, test_feats = _WORKER_STATE["features"][cell.embedding]
+    splits: DataSplits = _WORKER_STATE["splits"]
+    idx = subset_indices(_WORKER_STATE["orders"][cell.seed], cell.size)
+    config = TrainConfig(**{**_WORKER_STATE["config"], "seed": cell.seed})
+    result = fit_and_evaluate(
+        train_feats.subset(idx),
+        splits.train.subset(idx),
+        dev_feats,
+        splits.dev,
+        test_feats,
+        splits.test,
+        config,
+    )
+    return cell, result, time.perf_counter() - t0
+
+
+def _train_cells(cells: list[Cell], n_workers: int) -> Iterator[tuple[Cell, Any, float]]:
+    """Yield (cell, result, seconds) as cells finish; results are identical whatever the worker count."""
+    if n_workers <= 1:
+        for cell in cells:
+            yield _train_one(cell)
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    pool = ProcessPoolExecutor(
+        n_workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init
+    )
+    finished_cleanly = False
+    try:
+        queue = list(cells)
+        running = {pool.submit(_train_one, queue.pop(0)) for _ in range(min(n_workers, len(queue)))}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                # Keep exactly n_workers cells in flight, in grid order (sizes ascending).
+                if queue:
+                    running.add(pool.submit(_train_one, queue.pop(0)))
+                yield future.result()
+        finished_cleanly = True
+    finally:
+        if not finished_cleanly:  # error or Ctrl-C: stop the workers now, not after their current cell
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _featurize(

@@ -99,7 +99,9 @@ class TrainResult:
     inference_ms_per_item: float
     n_params: int
     device: str
-    peak_memory_mb: float
+    peak_memory_mb: (
+        float  # CPU: resident memory added while training + evaluating this model; GPU: torch peak
+    )
     labels: list[str] = field(default_factory=list)
     dev_history: list[float] = field(default_factory=list)
 

@@ -260,10 +260,45 @@ def _reproducible(seed: int, device: torch.device, num_threads: int | None) -> I
             torch.set_num_threads(previous_threads)
 
 
-def _peak_memory_mb(device: torch.device) -> float:
-    """GPU: peak allocated by torch; CPU: the process's resident-set high-water mark."""
+def _proc_status_mb(field: str) -> float | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 2**10  # kB
+    except OSError:
+        return None
+    return None
+
+
+def _start_memory_window(device: torch.device) -> float:
+    """Open a per-model memory window; returns the resident baseline (MB) on CPU.
+
+    Linux lets a process reset its resident high-water mark (``5`` to ``/proc/self/clear_refs``),
+    so each model's peak is its own and not the process's peak so far (which would make every
+    embedding look equally expensive once the encoder has been loaded).
+    """
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+        return 0.0
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+            refs.write("5")
+    except OSError:
+        return 0.0
+    return _proc_status_mb("VmRSS") or 0.0
+
+
+def _peak_memory_mb(device: torch.device, baseline: float) -> float:
+    """GPU: peak allocated by torch; CPU: resident high-water mark above the window's baseline.
+
+    Where the high-water mark cannot be reset (not Linux), this is the process's peak RSS.
+    """
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**20
+    hwm = _proc_status_mb("VmHWM")
+    if hwm is not None and baseline > 0:
+        return max(hwm - baseline, 0.0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
 
@@ -303,8 +338,7 @@ def fit_and_evaluate(
     inference_batch = max(config.batch_size, 256)
 
     with _reproducible(config.seed, device, config.num_threads):
-        if device.type == "cuda":
-            torch.cuda.reset_peak_memory_stats(device)
+        memory_baseline = _start_memory_window(device)
         model = _Model(task, labels, train_feats.dim, config, train)
         model.net.to(device)
         optimizer = torch.optim.Adam(model.net.parameters(), lr=config.lr)
@@ -354,7 +388,7 @@ def fit_and_evaluate(
         inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
         n_params=sum(p.numel() for p in model.net.parameters() if p.requires_grad),
         device=str(device),
-        peak_memory_mb=_peak_memory_mb(device),
+        peak_memory_mb=_peak_memory_mb(device, memory_baseline),
         labels=labels,
         dev_history=dev_history,
     )

@@ -210,6 +210,9 @@ UriOpt = Annotated[
 ]
 ExperimentOpt = Annotated[str, typer.Option("--experiment", help="MLflow experiment name")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="recompute cells that already finished")]
+WorkersOpt = Annotated[
+    int | None, typer.Option("--workers", help="parallel training processes on CPU (default: one per core)")
+]
 TagOpt = Annotated[
     list[str] | None, typer.Option("--tag", help="KEY=VALUE tag for the MLflow parent run (repeatable)")
 ]
@@ -243,6 +246,7 @@ def run(
     force: ForceOpt = False,
     device: DeviceOpt = None,
     tag: TagOpt = None,
+    workers: WorkersOpt = None,
 ) -> None:
     """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
     settings = RunSettings(
@@ -267,6 +271,7 @@ def run(
         force=force,
         device=device,
         tags=_parse_tags(tag or []),
+        workers=workers,
     )
     execute(settings)
 

@@ -162,3 +162,15 @@ def test_force_recomputes(settings: RunSettings) -> None:
     settings.force = True
     second = run_analysis(settings)
     assert len(first.computed) == len(second.computed) == 1
+
+
+def test_parallel_workers_give_the_same_scores(settings: RunSettings, tmp_path: Path) -> None:
+    settings.embeddings = ["random", "static"]
+    scores = []
+    for workers in (1, 2):
+        settings.workers = workers
+        settings.tracking_uri = f"sqlite:///{tmp_path}/w{workers}/mlflow.db"
+        run_id = run_analysis(settings).run_id
+        curves = load_analysis(run_id, settings.tracking_uri).curves
+        scores.append(curves.sort_values(["embedding", "size", "seed"])["score"].tolist())
+    assert scores[0] == scores[1] and len(scores[0]) == 8
