@@ -306,7 +306,15 @@ def _read_json_table(client: Any, run_id: str, artifact_file: str) -> pd.DataFra
     with tempfile.TemporaryDirectory() as tmp:
         local = client.download_artifacts(run_id, artifact_file, tmp)
         payload = json.loads(Path(local).read_text(encoding="utf-8"))
-    return pd.DataFrame(payload["data"], columns=payload["columns"])
+    frame = pd.DataFrame(payload["data"], columns=payload["columns"])
+    for column in frame.columns:
+        # JSON has no NaN: numeric columns with missing values come back as object columns of
+        # numbers and None; make them float again so callers can compute on them.
+        values = frame[column]
+        if values.dtype == object and values.map(lambda v: v is None or isinstance(v, int | float)).all():
+            if values.map(lambda v: v is None or not isinstance(v, bool)).all():
+                frame[column] = pd.to_numeric(values, errors="coerce").astype(float)
+    return frame
 
 
 # -- reading an analysis back ------------------------------------------------------------------------

@@ -143,6 +143,11 @@ class SliceFinding:
         return f"{self.metric}: no clear difference between difficult and easy items ({gaps}; {ci})."
 
 
+def _number(value: Any) -> float:
+    """Missing values (None after a JSON round-trip through MLflow) become NaN, not a crash."""
+    return math.nan if value is None else float(value)
+
+
 def slice_findings(
     slices: pd.DataFrame | None, pairs: tuple[str, ...] = ("contextual-static", "contextual-random")
 ) -> list[SliceFinding]:
@@ -161,16 +166,16 @@ def slice_findings(
             diff = by_slice.loc["difficult-minus-easy"]
             hard = by_slice.loc["difficult"] if "difficult" in by_slice.index else None
             easy = by_slice.loc["easy"] if "easy" in by_slice.index else None
-            lo, hi = float(diff["gap_lo"]), float(diff["gap_hi"])
+            lo, hi = _number(diff["gap_lo"]), _number(diff["gap_hi"])
             carried = "difficult" if lo > 0 else "easy" if hi < 0 else "unclear"
             findings.append(
                 SliceFinding(
                     metric=str(metric),
                     pair=pair,
                     size=size,
-                    gap_difficult=float(hard["gap"]) if hard is not None else math.nan,
-                    gap_easy=float(easy["gap"]) if easy is not None else math.nan,
-                    difference=float(diff["gap"]),
+                    gap_difficult=_number(hard["gap"]) if hard is not None else math.nan,
+                    gap_easy=_number(easy["gap"]) if easy is not None else math.nan,
+                    difference=_number(diff["gap"]),
                     lo=lo,
                     hi=hi,
                     n_difficult=int(hard["n_items"]) if hard is not None else 0,
