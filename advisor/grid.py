@@ -42,7 +42,7 @@ for _profile in (
         "default",
         n_sizes=5,
         seeds=3,
-        max_epochs=15,
+        max_epochs=10,
         patience=3,
         random_dim=800,
         description="paper-style curves",
