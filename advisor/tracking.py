@@ -16,6 +16,7 @@ Runs always end FINISHED, FAILED or KILLED (``AnalysisTracker.close``), never RU
 
 from __future__ import annotations
 
+import logging
 import os
 import platform
 import time
@@ -52,6 +53,9 @@ CELL_METRICS = (
 )
 
 os.environ.setdefault("MLFLOW_ENABLE_ASYNC_LOGGING", "false")
+os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars in our terminal output
+logging.getLogger("mlflow.store.db.utils").setLevel(logging.WARNING)  # "creating tables" is not news
+logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def resolve_tracking_uri(uri: str | None = None) -> str:

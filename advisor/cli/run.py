@@ -103,7 +103,7 @@ class _Display:
 
 
 def print_leaderboard(run_id: str, tracking_uri: str) -> None:
-    """Score at each size (mean ± std over seeds) beside the cost columns, one row per embedding."""
+    """Score at each size (mean ± std over seeds, in points) and, beside it, the cost of each embedding."""
     from advisor.tracking import load_analysis
 
     analysis = load_analysis(run_id, tracking_uri)
@@ -112,14 +112,17 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
         console.print("no finished cells")
         return
     sizes = analysis.sizes
-    table = Table(
-        title=f"{analysis.primary_metric} by training-set size (mean ± std over seeds)", title_justify="left"
+    scores = Table(
+        title=f"{analysis.primary_metric} × 100 by training-set size (mean ± std over seeds)",
+        title_justify="left",
     )
-    table.add_column("embedding", style="bold")
+    scores.add_column("embedding", style="bold")
     for size in sizes:
-        table.add_column(f"n={size:,}", justify="right")
-    for column in ("train s", "infer ms/item", "peak MB", "params", "emb. MB"):
-        table.add_column(column, justify="right")
+        scores.add_column(f"{size:,}", justify="right")
+    costs = Table(title="cost at the largest size (mean over seeds)", title_justify="left")
+    costs.add_column("embedding", style="bold")
+    for column in ("train s", "infer ms/item", "peak MB", "params", "embedding MB"):
+        costs.add_column(column, justify="right")
     emb_bytes = {}
     if not analysis.embeddings.empty and "embedding_bytes" in analysis.embeddings:
         emb_bytes = dict(
@@ -129,23 +132,21 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
         rows = curves[curves["embedding"] == name]
         cells = []
         for size in sizes:
-            scores = rows.loc[rows["size"] == size, "score"] * 100
-            cells.append(
-                f"{scores.mean():.1f} ± {scores.std(ddof=1) if len(scores) > 1 else 0:.1f}"
-                if len(scores)
-                else "–"
-            )
+            values = rows.loc[rows["size"] == size, "score"] * 100
+            spread = values.std(ddof=1) if len(values) > 1 else 0.0
+            cells.append(f"{values.mean():.1f}±{spread:.1f}" if len(values) else "–")
+        scores.add_row(name, *cells)
         full = rows[rows["size"] == rows["size"].max()]
-        table.add_row(
+        costs.add_row(
             name,
-            *cells,
             f"{full['train_seconds'].mean():.1f}",
             f"{full['inference_ms_per_item'].mean():.2f}",
             f"{full['peak_memory_mb'].mean():.0f}",
             f"{full['n_params'].mean():,.0f}",
             f"{emb_bytes.get(name, float('nan')) / 1e6:.1f}",
         )
-    console.print(table)
+    console.print(scores)
+    console.print(costs)
 
 
 def _print_verdict(run_id: str, tracking_uri: str) -> None:

@@ -26,7 +26,8 @@ def test_run_prints_leaderboard_and_verdict(tmp_path: Path, tiny_vectors_file: P
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     assert "ran on cpu: 4 cells computed, 0 reused" in out
-    assert "n=8" in out and "n=16" in out and "random" in out and "static" in out
+    assert "f1 × 100 by training-set size" in out and "cost at the largest size" in out
+    assert "random" in out and "static" in out and "±" in out
     assert "Verdict:" in out
     assert (
         tmp_path / "mlruns" / "mlflow.db"
