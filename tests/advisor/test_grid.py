@@ -30,7 +30,7 @@ def test_explicit_sizes_fractions_and_errors() -> None:
     quick = profiles.get("quick")
     assert plan_grid(100, ["random"], quick, sizes=[50, 10, 50]).sizes == [10, 50]
     assert plan_grid(100, ["random"], quick, fractions=[0.5, 1.0]).sizes == [50, 100]
-    with pytest.raises(ConfigError, match="outside 1..100"):
+    with pytest.raises(ConfigError, match=r"outside 1\.\.100"):
         plan_grid(100, ["random"], quick, sizes=[200])
     with pytest.raises(ConfigError, match="not both"):
         plan_grid(100, ["random"], quick, sizes=[10], fractions=[0.5])
