@@ -33,6 +33,10 @@ COST_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+#: Peak memory below this (MB) is noise in resident-set sampling; ratios of such values mean nothing.
+MIN_MEASURABLE_MB = 1.0
+
+
 @dataclass
 class CostComparison:
     """Per-embedding costs at the largest training size (median over seeds) and contextual's ratios."""
@@ -105,7 +109,13 @@ def compare_costs(analysis: Analysis) -> CostComparison:
     for cheap in ("static", "random"):
         if "contextual" in table.index and cheap in table.index:
             with np.errstate(divide="ignore", invalid="ignore"):
-                ratio_rows[f"contextual/{cheap}"] = table.loc["contextual"] / table.loc[cheap]
+                ratio = table.loc["contextual"] / table.loc[cheap]
+            if "peak_memory_mb" in ratio.index and (
+                min(table.loc["contextual", "peak_memory_mb"], table.loc[cheap, "peak_memory_mb"])
+                < MIN_MEASURABLE_MB
+            ):
+                ratio["peak_memory_mb"] = np.nan  # below what resident-memory sampling resolves: no ratio
+            ratio_rows[f"contextual/{cheap}"] = ratio
     ratios = pd.DataFrame(ratio_rows).T if ratio_rows else pd.DataFrame(columns=order)
     ratios = ratios.replace([np.inf, -np.inf], np.nan)
     return CostComparison(table=table, ratios=ratios, size=size)

@@ -34,3 +34,13 @@ def test_missing_cost_columns_give_nan_not_errors() -> None:
     assert math.isnan(costs.value("contextual", "latency_ms_per_item"))
     assert math.isnan(costs.ratio("contextual/static", "train_seconds"))
     assert costs.to_dict()["table"]["static"]["train_seconds"] is None
+
+
+def test_peak_memory_ratio_is_withheld_below_measurable_memory() -> None:
+    costs = {name: dict(values) for name, values in DEFAULT_COSTS.items()}
+    costs["contextual"]["peak_memory_mb"] = 0.0  # e.g. features already resident: nothing measurable added
+    comparison = compare_costs(make_synthetic_analysis(slice_effects={}, costs=costs))
+    assert math.isnan(comparison.ratio("contextual/static", "peak_memory_mb"))
+    assert comparison.value("contextual", "peak_memory_mb") == 0.0  # the absolute value is still shown
+    normal = compare_costs(make_synthetic_analysis(slice_effects={}))
+    assert normal.ratio("contextual/static", "peak_memory_mb") == pytest.approx(950.0 / 480.0)
