@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -509,7 +509,7 @@ def _analyse(
 
         t0 = time.perf_counter()
         items = item_metrics(splits.train, splits.test, spacy_model=settings.spacy_model)
-        gaps = gap_analysis(settings.task, splits.train, splits.test, predictions)
+        gaps = gap_analysis(settings.task, splits.train, splits.test, predictions, table=items)
         tracker.log_table(items, "analysis/items.json")
         tracker.log_table(gaps, "analysis/gaps.json")
         if len(gaps) and gaps["n_items"].gt(0).any():  # one embedding, or no splittable metric: no figure
@@ -572,7 +572,3 @@ def _fit_and_log_gain_model(
         return
     log_gain_model(result, tracker)
     timings["gain_model"] = time.perf_counter() - t0
-
-
-def settings_dict(settings: RunSettings) -> dict[str, Any]:
-    return asdict(settings)
