@@ -380,7 +380,10 @@ def _worker_init() -> None:
     import torch
 
     torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates workers on Ctrl-C
+    # Ctrl-C and the app's Stop reach the whole process group; only the parent decides what they
+    # mean (runs end KILLED). Workers ignore both and are killed by the parent.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _train_one(cell: Cell) -> tuple[Cell, Any, float]:
@@ -430,7 +433,7 @@ def _train_cells(cells: list[Cell], n_workers: int) -> Iterator[tuple[Cell, Any,
     finally:
         if not finished_cleanly:  # error or Ctrl-C: stop the workers now, not after their current cell
             for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()
+                process.kill()  # SIGKILL: workers ignore SIGINT/SIGTERM
         pool.shutdown(wait=True, cancel_futures=True)
 
 
