@@ -164,8 +164,16 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 def execute(settings: RunSettings) -> RunOutcome:
     signal.signal(signal.SIGTERM, _on_sigterm)
-    with _Display() as display:
-        outcome = run_analysis(settings, progress=display)
+    try:
+        with _Display() as display:
+            outcome = run_analysis(settings, progress=display)
+    except KeyboardInterrupt:
+        err_console.print(
+            "interrupted: the MLflow runs ended KILLED and finished cells are kept; "
+            "run the same command again to resume",
+            highlight=False,
+        )
+        raise SystemExit(130) from None
     console.print(
         f"ran on [bold]{outcome.device}[/]: {len(outcome.computed)} cells computed, {len(outcome.reused)} reused "
         f"({outcome.timings['total']:.1f}s); MLflow run {outcome.run_id} in {outcome.tracking_uri}",

@@ -77,3 +77,4 @@ def test_stop_ends_the_run_killed_and_keeps_finished_cells(
     analysis = load_analysis(run_id, uri)
     assert len(analysis.curves) == progress.done and analysis.status == "KILLED"
     assert f"[{progress.done}/48]" in job.log_tail() and "Traceback" not in job.log_tail()
+    assert "interrupted: the MLflow runs ended KILLED" in job.log_tail()
