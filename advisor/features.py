@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TokenFeatures"]
+__all__ = ["TokenFeatures", "offsets_from_lengths"]
+
+
+def offsets_from_lengths(lengths: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Start offsets of items of the given lengths, with the total appended (``len(lengths) + 1`` values)."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
 
 
 @dataclass(frozen=True)
@@ -43,9 +50,7 @@ class TokenFeatures:
     def subset(self, indices: Sequence[int] | np.ndarray) -> TokenFeatures:
         """Features of the chosen items, copied into memory as float32-compatible rows."""
         idx = np.asarray(indices, dtype=np.int64)
-        lengths = self.lengths()[idx]
-        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        offsets = offsets_from_lengths(self.lengths()[idx])
         rows = (
             np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in idx])
             if len(idx)
@@ -55,9 +60,7 @@ class TokenFeatures:
 
     @classmethod
     def from_list(cls, arrays: Sequence[np.ndarray], dim: int | None = None) -> TokenFeatures:
-        lengths = [len(a) for a in arrays]
-        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        offsets = offsets_from_lengths([len(a) for a in arrays])
         if arrays:
             vectors = np.concatenate(arrays, axis=0)
         else:

@@ -31,7 +31,7 @@ from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
 from advisor.embeddings._cache import FeatureCache, tokens_hash
 from advisor.errors import ConfigError
-from advisor.features import TokenFeatures
+from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
 __all__ = ["DTYPES", "POOLINGS", "ContextualEmbedding", "default_encoder", "model_fingerprint"]
@@ -387,8 +387,7 @@ class ContextualEmbedding(Embedding):
 
     def featurize(self, corpus: Corpus) -> TokenFeatures:
         start = time.perf_counter()
-        offsets = np.zeros(len(corpus) + 1, dtype=np.int64)
-        np.cumsum([len(sent) for sent in corpus.tokens], out=offsets[1:])
+        offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
         key = self.cache_key(corpus) if self.use_cache else ""
         cached = self.cache.load(key) if self.use_cache else None
         if cached is not None and np.array_equal(cached.offsets, offsets):

@@ -23,7 +23,7 @@ from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, as_flag
 from advisor.embeddings._static import load_vectors
 from advisor.errors import ConfigError
-from advisor.features import TokenFeatures
+from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
 __all__ = ["UNKNOWN_ROW", "RandomEmbedding", "circulant_table"]
@@ -132,8 +132,7 @@ class RandomEmbedding(Embedding):
             (self.vocabulary.get(self._key(w), UNKNOWN_ROW) for w in words), dtype=np.int64, count=len(words)
         )
         self.coverage.update(words, (rows != UNKNOWN_ROW).tolist())
-        offsets = np.zeros(len(corpus) + 1, dtype=np.int64)
-        np.cumsum([len(sent) for sent in corpus.tokens], out=offsets[1:])
+        offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
         vectors = self.matrix[rows] if len(rows) else np.zeros((0, self._dim), dtype=np.float32)
         self.last_cache_hit = False
         self.last_featurize_seconds = time.perf_counter() - start

@@ -31,7 +31,7 @@ import numpy as np
 from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, default_cache_dir
 from advisor.errors import ConfigError, InputError
-from advisor.features import TokenFeatures
+from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
 __all__ = ["PACKAGED_GLOVE", "StaticEmbedding", "VectorTable", "load_vectors"]
@@ -324,8 +324,7 @@ class StaticEmbedding(Embedding):
         if found.any():
             vectors[found] = table.vectors[rows[found]]
         self.coverage.update(words, found.tolist())
-        offsets = np.zeros(len(corpus) + 1, dtype=np.int64)
-        np.cumsum([len(sent) for sent in corpus.tokens], out=offsets[1:])
+        offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
         self.last_cache_hit = False
         self.last_featurize_seconds = time.perf_counter() - start
         return TokenFeatures(vectors=vectors, offsets=offsets)
