@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from pathlib import Path
 
 from advisor.data._corpus import Corpus
-from advisor.data._text import TextFile, read_text_file
+from advisor.data._text import TextFile, json_object_line, read_text_file
 from advisor.errors import InputError
 
 __all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "read_classification", "tokenize"]
@@ -165,18 +164,7 @@ def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> 
     for number, raw in enumerate(text.lines, start=1):
         if not raw.strip():
             continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise InputError(
-                f"invalid JSON: {error.msg} (column {error.colno})",
-                file=text.path,
-                line=number,
-                hint="JSONL needs one JSON object per line",
-                code="E105",
-            ) from None
-        if not isinstance(record, dict):
-            raise InputError("expected a JSON object", file=text.path, line=number, code="E105")
+        record = json_object_line(raw, text.path, number)
         if text_name is None:
             keys = list(record)
             text_name = _pick(keys, text_col, TEXT_COLUMNS, "text", text.path)

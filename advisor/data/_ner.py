@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from advisor.data._corpus import Corpus
 from advisor.data._schemes import TagSequence, detect_scheme, to_iob2
-from advisor.data._text import TextFile, read_text_file
+from advisor.data._text import TextFile, json_object_line, read_text_file
 from advisor.errors import InputError
 
 __all__ = ["ner_corpus_from_sequences", "read_conll", "read_ner_jsonl"]
@@ -114,7 +113,7 @@ def read_ner_jsonl(path: str | Path) -> tuple[Corpus, list[str]]:
     for number, raw in enumerate(text.lines, start=1):
         if not raw.strip():
             continue
-        record = _json_line(raw, text.path, number)
+        record = json_object_line(raw, text.path, number)
         toks, tags = record.get("tokens"), record.get("tags", record.get("ner_tags"))
         if not isinstance(toks, list) or not isinstance(tags, list):
             raise InputError(
@@ -150,19 +149,3 @@ def read_ner_jsonl(path: str | Path) -> tuple[Corpus, list[str]]:
             "no sentences found", file=text.path, line=1, hint="is this a JSONL file?", code="E102"
         )
     return ner_corpus_from_sequences(sentences, tag_seqs, starts, text)
-
-
-def _json_line(raw: str, file: str, number: int) -> dict:
-    try:
-        record = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"invalid JSON: {error.msg} (column {error.colno})",
-            file=file,
-            line=number,
-            hint="JSONL needs one JSON object per line",
-            code="E105",
-        ) from None
-    if not isinstance(record, dict):
-        raise InputError("expected a JSON object", file=file, line=number, code="E105")
-    return record

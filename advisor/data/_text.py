@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.errors import InputError
 
-__all__ = ["TextFile", "read_text_file"]
+__all__ = ["TextFile", "json_object_line", "read_text_file"]
 
 _FALLBACKS = ("cp1252", "latin-1")
 
@@ -71,3 +72,20 @@ def read_text_file(path: str | Path) -> TextFile:
     if lines and lines[-1] == "":
         lines.pop()
     return TextFile(path=name, lines=lines, encoding=encoding, warnings=warnings)
+
+
+def json_object_line(raw: str, file: str, number: int) -> dict:
+    """One JSONL line as a dict; anything else is an :class:`InputError` at that line."""
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"invalid JSON: {error.msg} (column {error.colno})",
+            file=file,
+            line=number,
+            hint="JSONL needs one JSON object per line",
+            code="E105",
+        ) from None
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object", file=file, line=number, code="E105")
+    return record

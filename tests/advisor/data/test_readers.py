@@ -254,3 +254,14 @@ def test_no_entities(tmp_path: Path) -> None:
     path = write(tmp_path / "o.conll", ner_lines(20, ("O", "O")))
     with pytest.raises(InputError, match="every tag is O"):
         read_splits(path, "ner")
+
+
+def test_classification_jsonl_invalid_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.jsonl", '{"text": "good", "label": 1}\n{"text": "oops", label: 0}\n[1, 2]\n')
+    with pytest.raises(InputError) as info:
+        read_corpus(path, "classify")
+    assert info.value.render().startswith(f"{path}:2: invalid JSON")
+    write(path, '{"text": "good", "label": 1}\n[1, 2]\n')
+    with pytest.raises(InputError) as info:
+        read_corpus(path, "classify")
+    assert info.value.render().startswith(f"{path}:2: expected a JSON object")
