@@ -59,6 +59,26 @@ def write_tiny_vectors(path: Path, dim: int = 8, header: bool = False) -> Path:
     return path
 
 
+@pytest.fixture()
+def advisor_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Run the ``advisor`` entry point in-process: ``advisor_cli(*args) -> (exit code, stdout, stderr)``."""
+    import sys
+
+    from advisor.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["advisor", *args])
+        code = 0
+        try:
+            main()
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))

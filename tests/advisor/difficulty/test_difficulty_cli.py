@@ -2,26 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
-
-from advisor.cli import main
-
-
-def run_main(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["advisor", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _conll(path: Path, sentences: list[list[tuple[str, str]]]) -> Path:
@@ -29,9 +12,7 @@ def _conll(path: Path, sentences: list[list[tuple[str, str]]]) -> Path:
     return path
 
 
-def test_ner_metrics_print_distributions_and_slices(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_ner_metrics_print_distributions_and_slices(advisor_cli, tmp_path: Path) -> None:
     train = _conll(tmp_path / "train.conll", [[("Ann", "B-PER"), ("Lee", "I-PER"), ("sang", "O")]] * 20)
     test = _conll(
         tmp_path / "test.conll",
@@ -42,8 +23,8 @@ def test_ner_metrics_print_distributions_and_slices(
         * 15,
     )
     out = tmp_path / "items.csv"
-    code, stdout, stderr = run_main(
-        monkeypatch, capsys, "metrics", str(train), "--task", "ner", "--test", str(test), "--out", str(out)
+    code, stdout, stderr = advisor_cli(
+        "metrics", str(train), "--task", "ner", "--test", str(test), "--out", str(out)
     )
     assert code == 0, stderr
     for name in ("ner_complexity", "ner_ambiguity", "ner_unseen", "difficult / easy"):
@@ -55,20 +36,14 @@ def test_ner_metrics_print_distributions_and_slices(
     assert len(table) == 30 and set(table["ner_complexity"]) == {1, 3}
 
 
-def test_level_not_available_for_task_exits_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_level_not_available_for_task_exits_2(advisor_cli, tmp_path: Path) -> None:
     path = tmp_path / "data.txt"
     path.write_text("".join(f"{i % 2} some words here {i}\n" for i in range(40)), encoding="utf-8")
-    code, _, stderr = run_main(
-        monkeypatch, capsys, "metrics", str(path), "--task", "classify", "--level", "token"
-    )
+    code, _, stderr = advisor_cli("metrics", str(path), "--task", "classify", "--level", "token")
     assert code == 2 and "not available" in stderr and "Traceback" not in stderr
 
 
-def test_classify_metrics_with_a_local_parser(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_classify_metrics_with_a_local_parser(advisor_cli, tmp_path: Path) -> None:
     import spacy
 
     nlp = spacy.blank("en")
@@ -78,7 +53,7 @@ def test_classify_metrics_with_a_local_parser(
     path = tmp_path / "data.txt"
     path.write_text("".join(f"{i % 2} some words here w{i}\n" for i in range(60)), encoding="utf-8")
     args = ["metrics", str(path), "--task", "classify", "--spacy-model", str(tmp_path / "parser")]
-    code, stdout, stderr = run_main(monkeypatch, capsys, *args, "--cache-dir", str(tmp_path / "cache"))
+    code, stdout, stderr = advisor_cli(*args, "--cache-dir", str(tmp_path / "cache"))
     assert code == 0, stderr
     for name in ("classify_complexity", "classify_ambiguity", "classify_unseen"):
         assert name in stdout

@@ -4,28 +4,13 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from advisor.cli import main
 from advisor.gain import GAIN_ARTIFACTS, load_gain_model, log_gain_model
 from advisor.tracking import AnalysisTracker, client_for
-
-
-def _cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["advisor", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +48,17 @@ def _gain_points(output: str) -> float:
 
 
 def test_predict_gain_cli_ranks_unseen_traffic_above_familiar_traffic(
-    store, texts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    advisor_cli,
+    store,
+    texts,
+    tmp_path: Path,
 ) -> None:
     uri, run_id = store
     unseen, seen = tmp_path / "unseen.txt", tmp_path / "seen.txt"
     unseen.write_text("\n".join(" ".join(s) for s in texts(True)) + "\n", encoding="utf-8")
     seen.write_text("\n".join(" ".join(s) for s in texts(False)) + "\n", encoding="utf-8")
     out_csv = tmp_path / "units.csv"
-    code, out_unseen, err = _cli(
-        monkeypatch,
-        capsys,
+    code, out_unseen, err = advisor_cli(
         "predict-gain",
         "latest",
         str(unseen),
@@ -84,40 +70,37 @@ def test_predict_gain_cli_ranks_unseen_traffic_above_familiar_traffic(
     assert code == 0, err
     assert run_id in out_unseen and "interval" in out_unseen
     assert out_csv.read_text().splitlines()[0].startswith("item,line,unit,text")
-    code, out_seen, err = _cli(monkeypatch, capsys, "predict-gain", run_id, str(seen), "--tracking-uri", uri)
+    code, out_seen, err = advisor_cli("predict-gain", run_id, str(seen), "--tracking-uri", uri)
     assert code == 0, err
     assert _gain_points(out_unseen) > _gain_points(out_seen) + 30
 
 
-def test_predict_gain_cli_bad_input_exits_2_with_file_and_line(
-    store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_predict_gain_cli_bad_input_exits_2_with_file_and_line(advisor_cli, store, tmp_path: Path) -> None:
     uri, _ = store
     path = tmp_path / "bad.conll"
     path.write_text("".join(f"w{i}\tO\nv{i}\tO\n\n" for i in range(6)) + "c\tO\nd O O\n", encoding="utf-8")
-    code, out, err = _cli(monkeypatch, capsys, "predict-gain", "latest", str(path), "--tracking-uri", uri)
+    code, out, err = advisor_cli("predict-gain", "latest", str(path), "--tracking-uri", uri)
     assert code == 2
     assert f"{path}:20:" in err and "Traceback" not in err + out
 
 
-def test_run_without_gain_model_is_a_config_error(
-    store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_run_without_gain_model_is_a_config_error(advisor_cli, store, tmp_path: Path) -> None:
     uri, _ = store
     tracker = AnalysisTracker(uri, "gain-test")
     tracker.open("other-key", "no-gain", {"task": "ner"}, {})
     tracker.close("FINISHED")
     text = tmp_path / "t.txt"
     text.write_text("hello world\n", encoding="utf-8")
-    code, _, err = _cli(
-        monkeypatch, capsys, "predict-gain", tracker.parent_id, str(text), "--tracking-uri", uri
-    )
+    code, _, err = advisor_cli("predict-gain", tracker.parent_id, str(text), "--tracking-uri", uri)
     assert code == 2 and "has no gain model" in err
 
 
 @pytest.mark.slow
 def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    advisor_cli,
+    tmp_path: Path,
+    tiny_bert_dir: Path,
+    tiny_vectors_file: Path,
 ) -> None:
     from advisor.runner import RunSettings, run_analysis
 
@@ -166,8 +149,6 @@ def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
     assert {a.path for a in client.list_artifacts(outcome.run_id, "gain")} == set(GAIN_ARTIFACTS.values())
     text = tmp_path / "traffic.txt"
     text.write_text("john went to zorblax\nthe good paris\n", encoding="utf-8")
-    code, out, err = _cli(
-        monkeypatch, capsys, "predict-gain", "latest", str(text), "--tracking-uri", settings.tracking_uri
-    )
+    code, out, err = advisor_cli("predict-gain", "latest", str(text), "--tracking-uri", settings.tracking_uri)
     assert code == 0, err
     assert "2 texts, 7 tokens" in out
