@@ -37,6 +37,7 @@ __all__ = [
     "environment_info",
     "find_analyses",
     "load_analysis",
+    "resolve_analysis_run",
     "resolve_tracking_uri",
 ]
 
@@ -341,7 +342,8 @@ def find_analyses(
     )
 
 
-def _resolve_run(client: Any, run_ref: str, tracking_uri: str | None, experiment: str | None) -> Any:
+def resolve_analysis_run(client: Any, run_ref: str, tracking_uri: str | None, experiment: str | None) -> Any:
+    """The parent run of an analysis from ``latest``, its id, or a child id; a clear error otherwise."""
     if run_ref == "latest":
         runs = find_analyses(tracking_uri, experiment, max_results=1)
         if not runs:
@@ -380,7 +382,7 @@ def load_analysis(
 ) -> Analysis:
     """Everything the verdict, report and app need, read from MLflow only."""
     client = client_for(tracking_uri)
-    parent = _resolve_run(client, run_ref, tracking_uri, experiment)
+    parent = resolve_analysis_run(client, run_ref, tracking_uri, experiment)
     run_id = parent.info.run_id
     params = dict(parent.data.params)
     tags = dict(parent.data.tags)

@@ -113,10 +113,10 @@ def load_gain_model(
     """Read the gain model of an analysis run (``latest`` or a run id) from MLflow."""
     import lightgbm as lgb
 
-    from advisor.tracking import _resolve_run, client_for
+    from advisor.tracking import client_for, resolve_analysis_run
 
     client = client_for(tracking_uri)
-    run = _resolve_run(client, run_ref, tracking_uri, experiment)
+    run = resolve_analysis_run(client, run_ref, tracking_uri, experiment)
     run_id = run.info.run_id
     present = {a.path for a in client.list_artifacts(run_id, "gain")}
     if GAIN_ARTIFACTS["gain"] not in present or GAIN_ARTIFACTS["statistics"] not in present:
