@@ -1,0 +1,42 @@
+"""The CoNLL-size proxy of bench_conll_size.py: the requested shape, and no two sentences alike."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_conll_size", ROOT / "experiments" / "bench_conll_size.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_distinct_copies_cycles_and_never_repeats_a_sentence() -> None:
+    bench = _load_bench()
+    source = [[("a", "O"), ("b", "B-PER")], [("c", "O")], [("a", "O"), ("b", "B-PER")]]
+    copies = list(bench.distinct_copies(source, 7))
+    token_tuples = [tuple(t for t, _ in s) for s in copies]
+    assert len(copies) == 7
+    assert len(set(token_tuples)) == 7
+    assert copies[0] == source[0] and copies[1] == source[1]
+    assert copies[2][:-1] == source[2] and copies[2][-1][1] == "O"  # a duplicate in the source is marked too
+
+
+def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
+    bench = _load_bench()
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in bench.SOURCES.values():
+        (data / name).write_text("Paris\tB-location\nis\tO\n\t\nBob\tB-person\n\n", encoding="utf-8")
+    bench.CONLL2003_SHAPE = {"train": 9, "dev": 4, "test": 5}
+    paths = bench.write_proxy(data, tmp_path)
+    for part, n in bench.CONLL2003_SHAPE.items():
+        sentences = bench.read_conll_sentences(paths[part])
+        assert len(sentences) == n
+        assert len({tuple(t for t, _ in s) for s in sentences}) == n
