@@ -4,6 +4,10 @@ All embeddings (random, static, contextual) hand the trainers the same thing: on
 all sentences concatenated, with ``offsets`` marking where each sentence starts. The matrix may be
 a read-only ``np.memmap`` in float16 (the contextual feature cache) or an in-memory float32 array;
 trainers gather rows per batch, so nothing forces the whole matrix into RAM.
+
+A contextual encoder read as a learned mix of its layers hands over a *stack*: ``vectors`` is then
+``(n_words, n_layers, dim)`` and the downstream model reduces it to ``dim`` with a scalar mix
+(``trainers._mix``). Random and static features stay 2-D, so the model after the mix is the same.
 """
 
 from __future__ import annotations
@@ -33,13 +37,27 @@ class TokenFeatures:
     def __post_init__(self) -> None:
         if self.offsets.ndim != 1 or self.offsets[0] != 0 or self.offsets[-1] != len(self.vectors):
             raise ValueError("offsets must start at 0 and end at len(vectors)")
+        if self.vectors.ndim not in (2, 3):
+            raise ValueError("vectors must be (words, dim) or (words, layers, dim)")
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
     @property
     def dim(self) -> int:
-        return int(self.vectors.shape[1])
+        """Width of one word vector (of one layer, for a layer stack)."""
+        return int(self.vectors.shape[-1])
+
+    @property
+    def n_layers(self) -> int:
+        """Layers per word: 1 for plain features, the stack height for a contextual layer stack."""
+        return int(self.vectors.shape[1]) if self.vectors.ndim == 3 else 1
+
+    def layer(self, index: int) -> TokenFeatures:
+        """One layer of a stack as 2-D features: a strided view, so a memmap stays on disk."""
+        if self.vectors.ndim != 3:
+            raise ValueError("layer() needs a layer stack")
+        return TokenFeatures(vectors=self.vectors[:, index, :], offsets=self.offsets)
 
     def item(self, i: int) -> np.ndarray:
         return self.vectors[self.offsets[i] : self.offsets[i + 1]]

@@ -3,10 +3,12 @@
 Why: a forward pass over a corpus costs minutes on CPU while the grid trains dozens of small
 models on the same features, and a second ``advisor run`` on the same data should cost nothing.
 
-An entry is a directory ``<root>/<key>/`` holding ``vectors.npy`` (float16, rows = words),
-``offsets.npy`` and ``meta.json``. It is written inside a temporary directory and renamed into place
-only when complete, so an interrupted run leaves no entry rather than a corrupt one. Vectors are
-written batch by batch into the memmap, so a CoNLL-size corpus at 768-d never sits in RAM.
+An entry is a directory ``<root>/<key>/`` holding ``vectors.npy`` (float16, rows = words; either
+``(words, dim)`` or a layer stack ``(words, layers, dim)``), ``offsets.npy`` and ``meta.json``. It is
+written inside a temporary directory and renamed into place only when complete, so an interrupted
+run leaves no entry rather than a corrupt one. Vectors are written batch by batch into the memmap,
+so a CoNLL-size corpus at 768-d never sits in RAM. :meth:`FeatureCache.derive` turns an all-layer
+entry into a reduced one (e.g. the mean of the last four layers) chunk by chunk, without the model.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import shutil
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +31,9 @@ from advisor.features import TokenFeatures
 __all__ = ["CACHE_FORMAT", "FeatureCache", "FeatureWriter", "tokens_hash"]
 
 #: Bump when the layout or the meaning of cached vectors changes: old entries are then ignored.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _STALE_TMP_SECONDS = 24 * 3600
+_DERIVE_ROWS = 16_384  # rows per chunk when reducing a layer stack: a few MB whatever the corpus size
 
 
 def tokens_hash(tokens: list[list[str]]) -> str:
@@ -62,7 +66,12 @@ class FeatureCache:
             meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
             vectors = np.load(entry / "vectors.npy", mmap_mode="r")
             offsets = np.load(entry / "offsets.npy")
-            if vectors.shape != (meta["n_rows"], meta["dim"]) or len(offsets) != meta["n_items"] + 1:
+            shape = (
+                (meta["n_rows"], meta["n_layers"], meta["dim"])
+                if meta.get("n_layers")
+                else (meta["n_rows"], meta["dim"])
+            )
+            if vectors.shape != shape or len(offsets) != meta["n_items"] + 1:
                 raise ValueError("shape does not match meta.json")
             return TokenFeatures(vectors=vectors, offsets=offsets)
         except FileNotFoundError:
@@ -74,10 +83,28 @@ class FeatureCache:
     def meta(self, key: str) -> dict[str, Any]:
         return json.loads((self.path(key) / "meta.json").read_text(encoding="utf-8"))
 
-    def writer(self, key: str, offsets: np.ndarray, dim: int, meta: dict[str, Any]) -> FeatureWriter:
+    def writer(
+        self, key: str, offsets: np.ndarray, dim: int, meta: dict[str, Any], n_layers: int | None = None
+    ) -> FeatureWriter:
+        """A writer for ``(words, dim)`` vectors, or a ``(words, n_layers, dim)`` stack when ``n_layers`` is set."""
         self.root.mkdir(parents=True, exist_ok=True)
         self._remove_stale_tmp()
-        return FeatureWriter(self.path(key), offsets, dim, meta)
+        return FeatureWriter(self.path(key), offsets, dim, meta, n_layers)
+
+    def derive(
+        self,
+        key: str,
+        source: TokenFeatures,
+        reduce: Callable[[np.ndarray], np.ndarray],
+        meta: dict[str, Any],
+    ) -> TokenFeatures:
+        """Write ``reduce(stack rows)`` for every row of an all-layer entry, chunk by chunk (flat memory)."""
+        with self.writer(key, source.offsets, source.dim, meta) as writer:
+            n_rows = len(source.vectors)
+            for start in range(0, n_rows, _DERIVE_ROWS):
+                block = np.asarray(source.vectors[start : start + _DERIVE_ROWS], dtype=np.float32)
+                writer.vectors[start : start + len(block)] = reduce(block).astype(np.float16)
+            return writer.commit()
 
     def _remove_stale_tmp(self) -> None:
         """Temporary directories of runs killed long ago; recent ones may belong to a live run."""
@@ -93,19 +120,23 @@ class FeatureCache:
 class FeatureWriter:
     """Fill ``vectors`` (a float16 memmap) then ``commit()``; leaving the ``with`` block without commit discards it."""
 
-    def __init__(self, entry: Path, offsets: np.ndarray, dim: int, meta: dict[str, Any]) -> None:
+    def __init__(
+        self, entry: Path, offsets: np.ndarray, dim: int, meta: dict[str, Any], n_layers: int | None = None
+    ) -> None:
         self.entry = entry
         self.tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name}-", dir=entry.parent))
         self.offsets = np.asarray(offsets, dtype=np.int64)
         n_rows = int(self.offsets[-1])
+        shape = (n_rows, dim) if not n_layers else (n_rows, n_layers, dim)
         self.vectors = np.lib.format.open_memmap(
-            self.tmp / "vectors.npy", mode="w+", dtype=np.float16, shape=(n_rows, dim)
+            self.tmp / "vectors.npy", mode="w+", dtype=np.float16, shape=shape
         )
         self.meta = {
             **meta,
             "n_rows": n_rows,
             "n_items": len(self.offsets) - 1,
             "dim": dim,
+            "n_layers": int(n_layers or 0),
             "dtype": "float16",
         }
         self.committed = False

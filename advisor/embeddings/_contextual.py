@@ -2,8 +2,12 @@
 
 How a word gets one vector: the sentence's words are tokenized as pre-split words, the encoder runs
 frozen (eval mode, ``torch.inference_mode``), and each word's sub-word pieces are pooled with
-``word_ids()`` ("first" piece, or "mean" of its pieces) from the chosen layer ("last", an index into
-the hidden states where 0 is the embedding layer, or "mean-last-K").
+``word_ids()`` ("first" piece, or "mean" of its pieces) from every hidden layer (0 = the embedding
+layer). The cache keeps that whole layer stack once per (corpus, model, pooling, window), fp16, and
+the ``layer`` option only decides how it is read: "mix" hands the stack to the downstream model,
+which learns an ELMo-style scalar mix of the layers; "last" or an index is a view of one layer;
+"mean-last-K" is reduced from the stack once and cached beside it. Switching ``layer`` therefore
+never runs the encoder again. Storing all layers costs little: the forward pass computes them anyway.
 
 Long sentences are never truncated: pieces are cut into windows of the model's length with an
 overlap, each piece takes its vector from the window where it sits farthest from an edge, and
@@ -107,11 +111,17 @@ class _LayerChoice:
     text: str
     index: int | None = None
     last_k: int | None = None
+    mix: bool = False
 
     @classmethod
     def parse(cls, layer: str | int, n_layers: int) -> _LayerChoice:
-        allowed = f'"last", an integer from {-(n_layers + 1)} to {n_layers} (0 = embeddings), or "mean-last-K" with 1 <= K <= {n_layers}'
+        allowed = (
+            f'"mix" (learned scalar mix of all layers), "last", an integer from {-(n_layers + 1)} to '
+            f'{n_layers} (0 = embeddings), or "mean-last-K" with 1 <= K <= {n_layers}'
+        )
         text = str(layer).strip().lower()
+        if text == "mix":
+            return cls("mix", mix=True)
         if text == "last":
             return cls("last", index=-1)
         match = re.fullmatch(r"mean-last-(\d+)", text)
@@ -128,9 +138,14 @@ class _LayerChoice:
             raise ConfigError(f"layer {layer!r} is out of range", hint=f"choose {allowed}", code="E231")
         return cls(str(index), index=index)
 
-    @property
-    def needs_all_states(self) -> bool:
-        return self.index != -1
+    def indices(self, n_layers: int) -> list[int]:
+        """Hidden-state indices (0 = embeddings, ``n_layers`` = last) this choice reads."""
+        if self.mix:
+            return list(range(n_layers + 1))
+        if self.last_k is not None:
+            return list(range(n_layers + 1 - self.last_k, n_layers + 1))
+        assert self.index is not None
+        return [self.index % (n_layers + 1)]
 
 
 @dataclass
@@ -145,7 +160,7 @@ class _Window:
 
 @embeddings.register("contextual", family="contextual")
 class ContextualEmbedding(Embedding):
-    """Word vectors from a frozen encoder, cached on disk per (corpus, model, layer, pooling, window)."""
+    """Word vectors from a frozen encoder; all layers cached on disk per (corpus, model, pooling, window)."""
 
     name = "contextual"
     family = "contextual"
@@ -155,7 +170,7 @@ class ContextualEmbedding(Embedding):
         *,
         model: str | Path | None = None,
         revision: str | None = None,
-        layer: str | int = "last",
+        layer: str | int = "mix",
         pooling: str = "mean",
         batch_size: int = 64,
         device: str = "auto",
@@ -372,44 +387,89 @@ class ContextualEmbedding(Embedding):
             return None
         return Path(found).parent if isinstance(found, str) else None
 
+    @property
+    def n_layers(self) -> int:
+        """Transformer layers; the stack has one more (index 0 = the embedding layer)."""
+        return int(self.config.num_hidden_layers)
+
     def cache_key(self, corpus: Corpus) -> str:
+        """Key of the all-layer entry: the layer choice is not part of it, every choice reads it."""
         return self.cache.key(
             tokens=tokens_hash(corpus.tokens),
             model=self.model_id,
-            layer=self.layer.text,
+            layers="all",
             pooling=self.pooling,
             max_length=self.max_length,
             window_overlap=self.window_overlap,
             dtype=self.dtype,
         )
 
+    def _derived_key(self, corpus: Corpus) -> str:
+        return self.cache.key(source=self.cache_key(corpus), layer=self.layer.text)
+
     # -- featurize ---------------------------------------------------------------------------
 
     def featurize(self, corpus: Corpus) -> TokenFeatures:
+        """Features as the ``layer`` option reads them: the layer stack ("mix") or one 2-D matrix."""
         start = time.perf_counter()
-        offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
-        key = self.cache_key(corpus) if self.use_cache else ""
-        cached = self.cache.load(key) if self.use_cache else None
-        if cached is not None and np.array_equal(cached.offsets, offsets):
-            self.last_cache_hit = True
-            self.last_featurize_seconds = time.perf_counter() - start
-            return cached
-        self.last_cache_hit = False
-        if self.use_cache:
-            meta = {
-                "model": self.model_ref,
-                **{k: v for k, v in self.describe().items() if "coverage" not in k},
-            }
-            with self.cache.writer(key, offsets, self.dim, meta) as writer:
-                self._encode_into(corpus, offsets, writer.vectors)
-                writer.meta["seconds"] = time.perf_counter() - start
-                features = writer.commit()
+        if not self.use_cache:
+            features = self._encode_in_memory(corpus, self.layer.indices(self.n_layers))
+            if not self.layer.mix:
+                features = TokenFeatures(
+                    features.vectors.mean(axis=1, dtype=np.float32).astype(np.float16), features.offsets
+                )
+            self.last_cache_hit = False
         else:
-            vectors = np.zeros((int(offsets[-1]), self.dim), dtype=np.float16)
-            self._encode_into(corpus, offsets, vectors)
-            features = TokenFeatures(vectors=vectors, offsets=offsets)
+            stack = self.featurize_layers(corpus)
+            features = self._read_choice(corpus, stack)
         self.last_featurize_seconds = time.perf_counter() - start
         return features
+
+    def featurize_layers(self, corpus: Corpus) -> TokenFeatures:
+        """Every hidden layer of every word, ``(words, n_layers + 1, dim)``: from the cache if present."""
+        offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
+        if not self.use_cache:
+            return self._encode_in_memory(corpus, list(range(self.n_layers + 1)))
+        key = self.cache_key(corpus)
+        cached = self.cache.load(key)
+        if (
+            cached is not None
+            and cached.n_layers == self.n_layers + 1
+            and np.array_equal(cached.offsets, offsets)
+        ):
+            self.last_cache_hit = True
+            return cached
+        self.last_cache_hit = False
+        start = time.perf_counter()
+        meta = {"model": self.model_ref, **self._cache_meta(), "layers": "all"}
+        with self.cache.writer(key, offsets, self.dim, meta, n_layers=self.n_layers + 1) as writer:
+            self._encode_into(corpus, offsets, writer.vectors, list(range(self.n_layers + 1)))
+            writer.meta["seconds"] = time.perf_counter() - start
+            return writer.commit()
+
+    def _read_choice(self, corpus: Corpus, stack: TokenFeatures) -> TokenFeatures:
+        """The ``layer`` option applied to a cached stack: the stack, a one-layer view, or a cached reduction."""
+        if self.layer.mix:
+            return stack
+        indices = self.layer.indices(self.n_layers)
+        if len(indices) == 1:
+            return stack.layer(indices[0])
+        key = self._derived_key(corpus)
+        cached = self.cache.load(key)
+        if cached is not None and np.array_equal(cached.offsets, stack.offsets):
+            return cached
+        first, last = indices[0], indices[-1] + 1
+        meta = {"model": self.model_ref, **self._cache_meta(), "derived_from": self.cache_key(corpus)}
+        return self.cache.derive(key, stack, lambda block: block[:, first:last].mean(axis=1), meta)
+
+    def _cache_meta(self) -> dict[str, ParamValue]:
+        return {k: v for k, v in self.describe().items() if "coverage" not in k}
+
+    def _encode_in_memory(self, corpus: Corpus, indices: list[int]) -> TokenFeatures:
+        offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
+        vectors = np.zeros((int(offsets[-1]), len(indices), self.dim), dtype=np.float16)
+        self._encode_into(corpus, offsets, vectors, indices)
+        return TokenFeatures(vectors=vectors, offsets=offsets)
 
     def _windows(
         self, corpus: Corpus, offsets: np.ndarray, sentences: list[int]
@@ -487,8 +547,8 @@ class ContextualEmbedding(Embedding):
             )
         return ids, word_ids
 
-    def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray) -> None:
-        """Run the encoder over length-sorted batches of windows and write pooled rows into ``out``."""
+    def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray, indices: list[int]) -> None:
+        """Run the encoder over length-sorted batches of windows; write pooled rows of the ``indices`` layers into ``out``."""
         import torch
 
         # Repeated sentences (retweets, boilerplate) are encoded once and their rows copied.
@@ -515,7 +575,7 @@ class ContextualEmbedding(Embedding):
                 for b, window in enumerate(batch):
                     input_ids[b, : len(window.ids)] = window.ids
                     mask[b, : len(window.ids)] = 1
-                hidden = self._hidden(model, torch.from_numpy(input_ids), torch.from_numpy(mask))
+                hidden = self._hidden(model, torch.from_numpy(input_ids), torch.from_numpy(mask), indices)
                 self._scatter(batch, hidden, pending, partial, out)
                 done += len(batch)
                 if self.on_progress is not None:
@@ -525,28 +585,20 @@ class ContextualEmbedding(Embedding):
         for copy, original in copies:
             out[offsets[copy] : offsets[copy + 1]] = out[offsets[original] : offsets[original + 1]]
 
-    def _hidden(self, model: Any, input_ids: Any, mask: Any) -> Any:
-        """The chosen layer's states, (batch, length, dim) float32 on the CPU."""
-        import torch
-
+    def _hidden(self, model: Any, input_ids: Any, mask: Any, indices: list[int]) -> list[Any]:
+        """The states of the ``indices`` layers, each (batch, length, dim), where the model ran."""
         self.forward_calls += 1
         output = model(
             input_ids=input_ids.to(self.device),
             attention_mask=mask.to(self.device),
-            output_hidden_states=self.layer.needs_all_states,
+            output_hidden_states=True,
         )
-        if self.layer.last_k is not None:
-            states = torch.stack(output.hidden_states[-self.layer.last_k :]).mean(dim=0)
-        elif self.layer.index == -1:
-            states = output.last_hidden_state
-        else:
-            states = output.hidden_states[self.layer.index]
-        return states.float()
+        return [output.hidden_states[i] for i in indices]
 
     @staticmethod
     def _scatter(
         batch: list[_Window],
-        hidden: Any,
+        hidden: list[Any],
         pending: np.ndarray,
         partial: dict[int, np.ndarray],
         out: np.ndarray,
@@ -561,10 +613,12 @@ class ContextualEmbedding(Embedding):
         lengths = [len(w.positions) for w in batch]
         if not sum(lengths):
             return
-        batch_index = torch.from_numpy(np.repeat(np.arange(len(batch)), lengths)).to(hidden.device)
-        positions = torch.from_numpy(np.concatenate([w.positions for w in batch])).to(hidden.device)
-        pieces = hidden[batch_index, positions].cpu().numpy()
-        pieces *= np.concatenate([w.weights for w in batch])[:, None]
+        device = hidden[0].device
+        batch_index = torch.from_numpy(np.repeat(np.arange(len(batch)), lengths)).to(device)
+        positions = torch.from_numpy(np.concatenate([w.positions for w in batch])).to(device)
+        # (pieces, layers, dim): gather per layer first, so no (batch, length, layers, dim) tensor is built.
+        pieces = torch.stack([h[batch_index, positions] for h in hidden], dim=1).float().cpu().numpy()
+        pieces *= np.concatenate([w.weights for w in batch])[:, None, None]
         rows = np.concatenate([w.rows for w in batch])
         starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
         if len(np.unique(rows[starts])) < len(starts):  # a word's pieces in two windows of this batch
@@ -596,6 +650,7 @@ class ContextualEmbedding(Embedding):
             "dim": self.dim,
             "n_layers": int(self.config.num_hidden_layers),
             "layer": self.layer.text,
+            "layers_cached": "all",
             "pooling": self.pooling,
             "max_length": self.max_length,
             "window_overlap": self.window_overlap,

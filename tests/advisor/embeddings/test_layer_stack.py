@@ -1,0 +1,113 @@
+"""The all-layer cache: every hidden layer stored once, every ``layer`` choice read from it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from advisor.data import Corpus
+from advisor.embeddings import ContextualEmbedding, make_embedding
+from advisor.embeddings import _cache as cache_module
+
+ATOL = 2e-2  # the cache stores float16
+
+SENTENCES = [
+    ["John", "visited", "Paris", "yesterday"],
+    [],
+    ["the", "bank", "of", "the", "river", "."],
+    ["a"],
+]
+
+
+def _corpus() -> Corpus:
+    return Corpus(task="ner", tokens=SENTENCES, labels=[["O"] * len(s) for s in SENTENCES])
+
+
+@pytest.fixture
+def make(tiny_bert_dir, tmp_path):
+    def build(**options) -> ContextualEmbedding:
+        options.setdefault("cache_dir", tmp_path / "cache")
+        return make_embedding("contextual", model=tiny_bert_dir, pooling="mean", **options)
+
+    return build
+
+
+def _reference_states(tiny_bert_dir, words: list[str]) -> np.ndarray:
+    """(words, layers, dim) mean-pooled with plain transformers, one sentence at a time."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tok, model = AutoTokenizer.from_pretrained(tiny_bert_dir), AutoModel.from_pretrained(tiny_bert_dir).eval()
+    enc = tok([words], is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        states = torch.stack(model(**enc, output_hidden_states=True).hidden_states, dim=2)[0].numpy()
+    word_ids = enc.word_ids(0)
+    return np.stack(
+        [states[[i for i, x in enumerate(word_ids) if x == w]].mean(0) for w in range(len(words))]
+    )
+
+
+def test_mix_is_the_default_and_returns_every_layer(make, tiny_bert_dir):
+    emb = make()
+    feats = emb.featurize(_corpus())
+    assert emb.layer.text == "mix" and feats.vectors.shape == (11, 3, 32) and feats.n_layers == 3
+    assert feats.vectors.dtype == np.float16 and feats.dim == 32
+    expected = _reference_states(tiny_bert_dir, SENTENCES[2])
+    np.testing.assert_allclose(np.asarray(feats.item(2), np.float32), expected, atol=ATOL)
+
+
+def test_all_layers_are_written_once_and_every_choice_reads_them_without_the_model(
+    make, tmp_path, monkeypatch
+):
+    corpus = _corpus()
+    first = make(layer="mix")
+    stack = first.featurize(corpus)
+    assert first.forward_calls > 0 and not first.last_cache_hit
+    entries = [p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]
+    assert len(entries) == 1
+    assert json.loads((entries[0] / "meta.json").read_text())["n_layers"] == 3
+
+    import transformers
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model must not be loaded when the layer stack is cached")
+
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", no_model)
+    full = np.asarray(stack.vectors, np.float32)
+    for layer, expected in [
+        ("last", full[:, 2]),
+        (0, full[:, 0]),
+        ("1", full[:, 1]),
+        ("mean-last-2", full[:, 1:].mean(1)),
+    ]:
+        emb = make(layer=layer)
+        feats = emb.featurize(corpus)
+        assert emb.forward_calls == 0 and emb._model is None and emb.last_cache_hit
+        assert feats.vectors.ndim == 2
+        np.testing.assert_allclose(np.asarray(feats.vectors, np.float32), expected, atol=1e-3)
+    again = make(layer="mix")
+    np.testing.assert_array_equal(again.featurize(corpus).vectors, stack.vectors)
+    assert again.forward_calls == 0
+    # Only the reduction got an entry of its own; the one-layer choices are views of the stack.
+    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]) == 2
+
+
+def test_derived_reduction_is_streamed_in_chunks(make, monkeypatch):
+    monkeypatch.setattr(cache_module, "_DERIVE_ROWS", 3)  # 11 rows -> 4 chunks
+    corpus = _corpus()
+    stack = np.asarray(make().featurize(corpus).vectors, np.float32)
+    reduced = make(layer="mean-last-2").featurize(corpus)
+    assert isinstance(reduced.vectors, np.memmap)
+    np.testing.assert_allclose(np.asarray(reduced.vectors, np.float32), stack[:, 1:].mean(1), atol=1e-3)
+
+
+def test_without_cache_the_same_values_in_memory(make):
+    corpus = _corpus()
+    cached = make().featurize(corpus)
+    for layer, index in [("mix", slice(None)), ("last", 2), ("mean-last-2", None)]:
+        plain = make(layer=layer, use_cache=False).featurize(corpus)
+        full = np.asarray(cached.vectors, np.float32)
+        expected = full[:, 1:].mean(1) if index is None else full[:, index]
+        np.testing.assert_allclose(np.asarray(plain.vectors, np.float32), expected, atol=1e-3)
