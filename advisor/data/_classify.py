@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
-import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from advisor.data._corpus import Corpus
+from advisor.data._empty import skip_empty
+from advisor.data._sniff import refuse_conll_for_classify
 from advisor.data._text import TextFile, json_object_line, read_text_file
 from advisor.errors import InputError
 
@@ -29,6 +31,12 @@ LABEL_COLUMNS = ("label", "labels", "class", "category", "target", "intent", "se
 # Words (with inner apostrophes, hyphens or dots), clitics such as 's, or single punctuation marks.
 # Already-tokenised text (TREC, SUBJ) passes through almost unchanged.
 _TOKEN = re.compile(r"\w+(?:[-'’.]\w+)*|['’]\w+|[^\w\s]")
+# The csv module refuses fields over 128 KiB by default; a long document is a valid item.
+csv.field_size_limit(2**31 - 1)
+_QUOTE_HINT = (
+    'a field that starts with a double quote must end with one, and quotes inside it are doubled ("")'
+)
+Row = tuple[int, str, str]  # (line, text, label)
 
 
 def tokenize(text: str) -> list[str]:
@@ -37,61 +45,52 @@ def tokenize(text: str) -> list[str]:
 
 
 def read_classification(
-    path: str | Path, text_col: str | None = None, label_col: str | None = None
+    path: str | Path, text_col: str | None = None, label_col: str | None = None, strict: bool = False
 ) -> tuple[Corpus, list[str]]:
-    """Read a classification file; the format follows the extension (.csv, .tsv, .jsonl/.json, else ``label text``)."""
+    """Read a classification file; the format follows the extension (.csv, .tsv, .jsonl/.json, else ``label text``).
+
+    Items with a label but no text are skipped with one warning that counts them (``strict``: an
+    error at the first one): public benchmark files have a few such rows.
+    """
     text = read_text_file(path)
+    warnings = list(text.warnings)
     suffix = Path(path).suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         rows = _jsonl_rows(text, text_col, label_col)
-    elif suffix in (".csv", ".tsv"):
-        rows = _delimited_rows(text, "\t" if suffix == ".tsv" else ",", text_col, label_col)
     else:
-        rows = _label_text_rows(text)
-    if not rows:
+        refuse_conll_for_classify(text)
+        if suffix in (".csv", ".tsv"):
+            rows = _delimited_rows(text, "\t" if suffix == ".tsv" else ",", text_col, label_col, warnings)
+        else:
+            rows = _label_text_rows(text)
+    tokens = [tokenize(r[1]) for r in rows]
+    kept = skip_empty(text.path, [r[0] for r in rows], [bool(t) for t in tokens], strict, warnings)
+    if not kept.indices:
         raise InputError(
             "no items found", file=text.path, line=1, hint="the file has no data rows", code="E102"
         )
-    texts = [r[1] for r in rows]
-    tokens = [tokenize(t) for t in texts]
-    for (line, raw, _), toks in zip(rows, tokens, strict=True):
-        if not toks:
-            raise InputError(
-                f"empty text {raw!r}",
-                file=text.path,
-                line=line,
-                hint="every item needs some text",
-                code="E106",
-            )
     corpus = Corpus(
         task="classify",
-        tokens=tokens,
-        labels=[r[2] for r in rows],
+        tokens=[tokens[i] for i in kept.indices],
+        labels=[rows[i][2] for i in kept.indices],
         source=text.path,
-        line_numbers=[r[0] for r in rows],
-        texts=texts,
+        line_numbers=[rows[i][0] for i in kept.indices],
+        texts=[rows[i][1] for i in kept.indices],
         encoding=text.encoding,
+        skipped_lines=kept.skipped_lines,
     )
-    return corpus, list(text.warnings)
+    return corpus, warnings
 
 
-def _label_text_rows(text: TextFile) -> list[tuple[int, str, str]]:
-    """Kim (2014) format: ``<label><space|tab><text>`` per line, no header."""
+def _label_text_rows(text: TextFile) -> list[Row]:
+    """Kim (2014) format: ``<label><space|tab><text>`` per line, no header; a lone label is an empty item."""
     rows = []
     for number, raw in enumerate(text.lines, start=1):
         line = raw.strip()
         if not line:
             continue
         parts = line.split(None, 1)
-        if len(parts) < 2:
-            raise InputError(
-                "row has a label but no text",
-                file=text.path,
-                line=number,
-                hint="headerless files need '<label> <text>' per line; use .csv/.tsv with a header otherwise",
-                code="E104",
-            )
-        rows.append((number, parts[1], parts[0]))
+        rows.append((number, parts[1] if len(parts) > 1 else "", parts[0]))
     return rows
 
 
@@ -102,11 +101,11 @@ def _pick(columns: list[str], wanted: str | None, known: tuple[str, ...], role: 
                 f"no column named {wanted!r}",
                 file=file,
                 line=1,
-                hint=f"the header has: {', '.join(columns)}",
+                hint=f"the header has: {', '.join(map(str, columns))}",
                 code="E107",
             )
         return wanted
-    lowered = {c.lower().strip(): c for c in columns}
+    lowered = {str(c).lower().strip(): c for c in columns}
     for name in known:
         if name in lowered:
             return lowered[name]
@@ -114,51 +113,129 @@ def _pick(columns: list[str], wanted: str | None, known: tuple[str, ...], role: 
         f"cannot tell which column holds the {role}",
         file=file,
         line=1,
-        hint=f"the header has: {', '.join(columns)}; pass --{role}-col NAME",
+        hint=f"the header has: {', '.join(map(str, columns))}; pass --{role}-col NAME",
         code="E107",
     )
 
 
+def _unquote(field: str) -> str:
+    """A TSV field wrapped whole in quotes (as spreadsheets write it) loses them; any other quote is text."""
+    if len(field) >= 2 and field[0] == field[-1] == '"' and '"' not in field[1:-1].replace('""', ""):
+        return field[1:-1].replace('""', '"')
+    return field
+
+
+def _tsv_records(text: TextFile) -> Iterator[tuple[int, list[str]]]:
+    """TSV: one record per line, split on tabs; a field that merely starts with ``"`` is text."""
+    for number, raw in enumerate(text.lines, start=1):
+        yield number, [_unquote(f) for f in raw.split("\t")]
+
+
+def _csv_records(text: TextFile, width: int, warnings: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """CSV records with the line each starts on; a quote that never closes cleanly is read as text.
+
+    RFC 4180 lets a quoted field span lines, so one stray quote can swallow the rows after it. A
+    record whose quoted field spans lines that themselves look like rows, or that the csv module
+    cannot parse, is re-read as the single line it started on, without quote processing (with a
+    warning); if that line alone does not fit the header either, the error names the line the quote
+    opened on.
+    """
+    lines = text.lines
+    stray: list[int] = []
+    position = 1  # the next physical line (1-based) the reader will see
+    while position <= len(lines):
+        reader = csv.reader(iter([line + "\n" for line in lines[position - 1 :]]), strict=True)
+        start = position
+        try:
+            for record in reader:
+                end = position - 1 + reader.line_num
+                if end > start and _swallowed(lines[start:end], width):
+                    raise csv.Error("a quoted field runs over rows")
+                yield start, record
+                start = end + 1
+            position = len(lines) + 1
+        except csv.Error as error:
+            plain = lines[start - 1].split(",")
+            if len(plain) != width:
+                raise InputError(
+                    f"malformed CSV: {error} (the quoted field opened on this line never closes cleanly)",
+                    file=text.path,
+                    line=start,
+                    hint=_QUOTE_HINT,
+                    code="E104",
+                ) from None
+            stray.append(start)
+            yield start, plain
+            position = start + 1
+    if stray:
+        shown = ", ".join(map(str, stray[:5])) + (" …" if len(stray) > 5 else "")
+        warnings.append(
+            f"{text.path}:{stray[0]}: {len(stray)} row(s) with an unbalanced double quote read as plain text "
+            f"(lines {shown}); {_QUOTE_HINT}"
+        )
+
+
+def _swallowed(following: list[str], width: int) -> bool:
+    """Whether the lines a quoted field ran over look like rows of their own (a stray quote)."""
+    rowlike = sum(1 for line in following if line.count(",") == width - 1)
+    return width > 1 and rowlike * 2 >= len(following)
+
+
 def _delimited_rows(
-    text: TextFile, delimiter: str, text_col: str | None, label_col: str | None
-) -> list[tuple[int, str, str]]:
-    reader = csv.reader(io.StringIO("\n".join(text.lines) + "\n"), delimiter=delimiter)
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise InputError("file is empty", file=text.path, line=1, code="E102") from None
+    text: TextFile, delimiter: str, text_col: str | None, label_col: str | None, warnings: list[str]
+) -> list[Row]:
+    if delimiter == "\t":
+        header = [_unquote(h) for h in text.lines[0].split("\t")] if text.lines else []
+    else:
+        try:
+            header = next(csv.reader([text.lines[0]])) if text.lines else []
+        except csv.Error as error:
+            raise InputError(f"malformed CSV header: {error}", file=text.path, line=1, code="E104") from None
     header = [h.strip() for h in header]
+    if not any(header):
+        raise InputError("the first line (the header) is empty", file=text.path, line=1, code="E107")
     text_name = _pick(header, text_col, TEXT_COLUMNS, "text", text.path)
     label_name = _pick(header, label_col, LABEL_COLUMNS, "label", text.path)
     ti, li = header.index(text_name), header.index(label_name)
+    body = TextFile(text.path, ["", *text.lines[1:]], text.encoding)  # keeps line numbers
+    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, len(header), warnings)
     rows = []
-    try:
-        for record in reader:
-            number = reader.line_num
-            if not record or all(not f.strip() for f in record):
-                continue
-            if len(record) != len(header):
-                raise InputError(
-                    f"row has {len(record)} columns but the header has {len(header)}",
-                    file=text.path,
-                    line=number,
-                    hint=f"quote fields that contain the delimiter {delimiter!r}",
-                    code="E104",
-                )
-            label = record[li].strip()
-            if not label:
-                raise InputError(
-                    f"empty label in column {label_name!r}", file=text.path, line=number, code="E106"
-                )
-            rows.append((number, record[ti], label))
-    except csv.Error as error:
-        raise InputError(
-            f"malformed CSV: {error}", file=text.path, line=reader.line_num, code="E104"
-        ) from None
+    for number, record in records:
+        if number == 1 or not record or all(not f.strip() for f in record):
+            continue
+        if len(record) != len(header):
+            raise InputError(
+                f"row has {len(record)} columns but the header has {len(header)}",
+                file=text.path,
+                line=number,
+                hint=f"quote fields that contain the delimiter {delimiter!r}",
+                code="E104",
+            )
+        label = record[li].strip()
+        if not label:
+            raise InputError(
+                f"empty label in column {label_name!r}", file=text.path, line=number, code="E106"
+            )
+        rows.append((number, record[ti], label))
     return rows
 
 
-def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> list[tuple[int, str, str]]:
+def _jsonl_label(value: object, name: str, file: str, number: int) -> str:
+    """A label must be a non-empty string or a number: ``null`` and ``""`` are refused like in CSV."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value).strip():
+        raise InputError(
+            f"empty or invalid label {value!r} in field {name!r}"
+            if value is None or isinstance(value, str)
+            else f"label in field {name!r} must be a string or a number, got {type(value).__name__}",
+            file=file,
+            line=number,
+            hint="every item needs a label",
+            code="E106",
+        )
+    return str(value).strip()
+
+
+def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> list[Row]:
     rows = []
     text_name = label_name = None
     for number, raw in enumerate(text.lines, start=1):
@@ -173,5 +250,14 @@ def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> 
             raise InputError(
                 f"object lacks {text_name!r} or {label_name!r}", file=text.path, line=number, code="E107"
             )
-        rows.append((number, str(record[text_name]), str(record[label_name]).strip()))
+        value = record[text_name]
+        if value is not None and not isinstance(value, str | int | float):
+            raise InputError(
+                f"text in field {text_name!r} must be a string, got {type(value).__name__}",
+                file=text.path,
+                line=number,
+                code="E105",
+            )
+        label = _jsonl_label(record[label_name], str(label_name), text.path, number)
+        rows.append((number, "" if value is None else str(value), label))
     return rows

@@ -37,6 +37,7 @@ class Corpus:
     texts: list[str] = field(default_factory=list)
     scheme: str | None = None
     encoding: str = "utf-8"
+    skipped_lines: tuple[int, ...] = ()  # file lines of items dropped for having no text
 
     def __post_init__(self) -> None:
         if len(self.tokens) != len(self.labels):

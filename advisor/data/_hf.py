@@ -7,7 +7,7 @@ from typing import Any
 
 from advisor.data._classify import LABEL_COLUMNS, TEXT_COLUMNS, tokenize
 from advisor.data._corpus import Corpus
-from advisor.data._schemes import TagSequence, detect_scheme, to_iob2
+from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
 from advisor.errors import ConfigError, InputError
 
 __all__ = ["is_hf_spec", "read_hf"]
@@ -87,6 +87,7 @@ def _to_corpus(split: Any, task: str, spec: str, text_col: str | None, label_col
             tags = [names[t] for t in tags] if names else [str(t) for t in tags]
             tokens.append([str(t) for t in toks])
             seqs.append(TagSequence(tags, [i + 1] * len(tags)))
+        seqs = normalise_case(seqs, spec, [])
         scheme = detect_scheme(seqs, spec)
         return Corpus("ner", tokens, [to_iob2(s.tags) for s in seqs], source=spec, scheme=scheme)
     text_name = _column(columns, text_col, TEXT_COLUMNS, "text", spec)

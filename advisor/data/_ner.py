@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 
 from advisor.data._corpus import Corpus
-from advisor.data._schemes import TagSequence, detect_scheme, to_iob2
+from advisor.data._empty import skip_empty
+from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
+from advisor.data._sniff import ASCII_SPACE, classify_hint
 from advisor.data._text import TextFile, json_object_line, read_text_file
 from advisor.errors import InputError
 
@@ -20,9 +22,21 @@ def read_conll(path: str | Path) -> tuple[Corpus, list[str]]:
 
     ``-DOCSTART-`` lines and ``#`` comments are dropped; empty and whitespace-only lines (WNUT-17
     separates sentences with a lone TAB) end a sentence. Every row must have the column count of the
-    file's first row, so a shifted or truncated row is reported rather than misread.
+    file's first row, so a shifted or truncated row is reported rather than misread. Columns are
+    split on ASCII spaces and tabs only (the CoNLL convention): a no-break space or U+2028 inside a
+    token stays part of it. A refused file that looks like classification data says so.
     """
     text = read_text_file(path)
+    try:
+        return _parse_conll(text)
+    except InputError as error:
+        hint = classify_hint(text)
+        if hint:
+            error.hint = hint
+        raise
+
+
+def _parse_conll(text: TextFile) -> tuple[Corpus, list[str]]:
     sentences: list[list[str]] = []
     tag_seqs: list[TagSequence] = []
     starts: list[int] = []
@@ -49,7 +63,7 @@ def read_conll(path: str | Path) -> tuple[Corpus, list[str]]:
         if line.startswith("-DOCSTART-"):
             close()
             continue
-        columns = line.split()
+        columns = ASCII_SPACE.split(line)  # a line of only Unicode spaces was blank above
         if line.startswith("#") and not _looks_like_row(columns, n_columns):
             continue  # a comment; hashtag rows such as "#Obama<TAB>O" (WNUT-17) are data
         if len(columns) < 2:
@@ -72,7 +86,7 @@ def read_conll(path: str | Path) -> tuple[Corpus, list[str]]:
                 code="E104",
             )
         tokens.append(columns[0])
-        tags.append(columns[-1])
+        tags.append(columns[-1].strip())
         lines.append(number)
     close()
     if not sentences:
@@ -88,8 +102,14 @@ def _looks_like_row(columns: list[str], n_columns: int | None) -> bool:
 
 
 def ner_corpus_from_sequences(
-    sentences: list[list[str]], tag_seqs: list[TagSequence], starts: list[int], text: TextFile
+    sentences: list[list[str]],
+    tag_seqs: list[TagSequence],
+    starts: list[int],
+    text: TextFile,
+    skipped: tuple[int, ...] = (),
 ) -> tuple[Corpus, list[str]]:
+    warnings = list(text.warnings)
+    tag_seqs = normalise_case(tag_seqs, text.path, warnings)
     scheme = detect_scheme(tag_seqs, text.path)
     labels = [to_iob2(seq.tags) for seq in tag_seqs]
     corpus = Corpus(
@@ -100,16 +120,31 @@ def ner_corpus_from_sequences(
         line_numbers=starts,
         scheme=scheme,
         encoding=text.encoding,
+        skipped_lines=skipped,
     )
-    return corpus, list(text.warnings)
+    return corpus, warnings
 
 
-def read_ner_jsonl(path: str | Path) -> tuple[Corpus, list[str]]:
-    """Read AutoTrain-style JSONL: one object per line with ``tokens`` and ``tags`` lists of equal length."""
+def read_ner_jsonl(path: str | Path, strict: bool = False) -> tuple[Corpus, list[str]]:
+    """Read AutoTrain-style JSONL: one object per line with ``tokens`` and ``tags`` lists of equal length.
+
+    An object with empty lists is an empty item: skipped with a counted warning (``strict``: an error).
+    """
     text = read_text_file(path)
+    try:
+        return _parse_ner_jsonl(text, strict)
+    except InputError as error:
+        hint = classify_hint(text)
+        if hint:
+            error.hint = hint
+        raise
+
+
+def _parse_ner_jsonl(text: TextFile, strict: bool) -> tuple[Corpus, list[str]]:
     sentences: list[list[str]] = []
     tag_seqs: list[TagSequence] = []
     starts: list[int] = []
+    empty: list[int] = []
     for number, raw in enumerate(text.lines, start=1):
         if not raw.strip():
             continue
@@ -140,6 +175,7 @@ def read_ner_jsonl(path: str | Path) -> tuple[Corpus, list[str]]:
                 code="E105",
             )
         if not toks:
+            empty.append(number)
             continue
         sentences.append([str(t) for t in toks])
         tag_seqs.append(TagSequence([str(t) for t in tags], [number] * len(tags)))
@@ -148,4 +184,7 @@ def read_ner_jsonl(path: str | Path) -> tuple[Corpus, list[str]]:
         raise InputError(
             "no sentences found", file=text.path, line=1, hint="is this a JSONL file?", code="E102"
         )
-    return ner_corpus_from_sequences(sentences, tag_seqs, starts, text)
+    warnings: list[str] = []
+    kept = skip_empty(text.path, empty, [False] * len(empty), strict, warnings, what="sentences")
+    text = TextFile(text.path, text.lines, text.encoding, [*text.warnings, *warnings])
+    return ner_corpus_from_sequences(sentences, tag_seqs, starts, text, kept.skipped_lines)

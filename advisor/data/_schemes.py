@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from advisor.errors import InputError
 
-__all__ = ["SCHEMES", "TagSequence", "detect_scheme", "to_iob2"]
+__all__ = ["SCHEMES", "TagSequence", "detect_scheme", "normalise_case", "to_iob2"]
 
 SCHEMES = ("IOB1", "IOB2", "BIOES", "BILOU")
 _TAG = re.compile(r"^(?P<prefix>[BIESLU])[-_](?P<type>\S+)$")
+_LOWER = re.compile(r"^(?:o|[bieslu][-_]\S+)$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,28 @@ def _split(tag: str, file: str, line: int) -> tuple[str, str]:
             code="E110",
         )
     return match["prefix"], match["type"]
+
+
+def normalise_case(sentences: Sequence[TagSequence], file: str, warnings: list[str]) -> list[TagSequence]:
+    """Upper-case lower-case prefixes (``b-per`` -> ``B-per``, ``o`` -> ``O``), with one warning."""
+    first: int | None = None
+    count = 0
+    out = []
+    for sent in sentences:
+        tags = []
+        for tag, line in zip(sent.tags, sent.lines, strict=True):
+            if _LOWER.match(tag):
+                count += 1
+                first = line if first is None else first
+                tag = tag[0].upper() + tag[1:]
+            tags.append(tag)
+        out.append(TagSequence(tags, sent.lines))
+    if count:
+        warnings.append(
+            f"{file}:{first}: {count} tag(s) with a lower-case prefix (such as 'b-per') read as upper-case "
+            "('B-per'); entity types keep their case"
+        )
+    return out
 
 
 def detect_scheme(sentences: Sequence[TagSequence], file: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -24,18 +25,25 @@ def _check_task(task: str) -> None:
 
 
 def read_corpus(
-    path: str | Path, task: str, text_col: str | None = None, label_col: str | None = None
+    path: str | Path,
+    task: str,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    strict: bool = False,
 ) -> tuple[Corpus, list[str]]:
-    """Read one file into a :class:`Corpus`; returns it with the warnings raised on the way."""
+    """Read one file into a :class:`Corpus`; returns it with the warnings raised on the way.
+
+    ``strict`` turns skipped empty items (a label with no text) into an error.
+    """
     _check_task(task)
     if is_hf_spec(path):
         return read_hf(str(path), task, text_col, label_col)["train"], []
     suffix = Path(path).suffix.lower()
     if task == "ner":
         if suffix in (".jsonl", ".json", ".ndjson"):
-            return read_ner_jsonl(path)
+            return read_ner_jsonl(path, strict=strict)
         return read_conll(path)
-    return read_classification(path, text_col, label_col)
+    return read_classification(path, text_col, label_col, strict=strict)
 
 
 def _random_split(corpus: Corpus, n_held: int, seed: int) -> tuple[list[int], list[int], bool]:
@@ -64,6 +72,7 @@ def read_splits(
     seed: int = 0,
     dev_fraction: float = 0.1,
     test_fraction: float = 0.1,
+    strict: bool = False,
 ) -> DataSplits:
     """Train / dev / test from given files, the dataset's own splits, or a seeded split of the training file."""
     _check_task(task)
@@ -72,12 +81,13 @@ def read_splits(
     if is_hf_spec(path):
         parts.update(read_hf(str(path), task, text_col, label_col))
     else:
-        parts["train"], found = read_corpus(path, task, text_col, label_col)
+        parts["train"], found = read_corpus(path, task, text_col, label_col, strict=strict)
         warnings += found
     for role, given in (("dev", dev), ("test", test)):
         if given is not None:
-            parts[role], found = read_corpus(given, task, text_col, label_col)
+            parts[role], found = read_corpus(given, task, text_col, label_col, strict=strict)
             warnings += found
+            warnings += unseen_label_warnings(parts["train"], parts[role])
     methods = []
     n_total = len(parts["train"])  # fractions are of the whole file, so dev and test get the same share
     for role, fraction in (("test", test_fraction), ("dev", dev_fraction)):
@@ -102,6 +112,27 @@ def read_splits(
     )
     validate(splits)
     return splits
+
+
+def _kinds(corpus: Corpus) -> Counter[str]:
+    """Entity types (NER, counted per entity) or labels (classification)."""
+    if corpus.task == "classify":
+        return corpus.label_counts()
+    return Counter(tag[2:] for tags in corpus.labels for tag in tags if tag.startswith("B-"))
+
+
+def unseen_label_warnings(train: Corpus, other: Corpus) -> list[str]:
+    """Labels or entity types of a dev/test file that training never saw: no model can predict them."""
+    seen = _kinds(train)
+    unseen = {k: n for k, n in _kinds(other).items() if k not in seen}
+    if not unseen:
+        return []
+    kind = "entity type(s)" if train.task == "ner" else "label(s)"
+    listed = ", ".join(f"{k!r} ({n})" for k, n in sorted(unseen.items(), key=lambda kv: -kv[1])[:10])
+    return [
+        f"{other.source}: {len(unseen)} {kind} never seen in training: {listed}; "
+        "items with them cannot be predicted right"
+    ]
 
 
 def _too_few(corpus: Corpus, purpose: str) -> None:

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import codecs
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.errors import InputError
 
-__all__ = ["TextFile", "json_object_line", "read_text_file"]
+__all__ = ["TextFile", "check_file", "json_object_line", "read_text_file"]
 
 _FALLBACKS = ("cp1252", "latin-1")
+# UTF-32 first: its little-endian BOM starts with the UTF-16 one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "utf-16"),
+)
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 @dataclass(frozen=True)
@@ -27,21 +42,88 @@ def _line_of_offset(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+def check_file(path: str | Path) -> Path:
+    """A readable regular file, or an :class:`InputError` saying why not.
+
+    Checked with ``stat`` before anything is opened: reading a named pipe would block forever and a
+    device could stream without end. One byte is read so permission and I/O errors surface here.
+    """
+    file = Path(path).expanduser()
+    name = str(path)
+    try:
+        info = file.stat()
+    except FileNotFoundError:
+        raise InputError("file not found", file=name, hint="check the path", code="E101") from None
+    except OSError as error:
+        raise InputError(f"cannot access the file: {error.strerror}", file=name, code="E101") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError("is a directory, not a file", file=name, hint="pass a file, or hf:NAME", code="E101")
+    for test, kind in _KINDS:
+        if test(info.st_mode):
+            raise InputError(
+                f"is {kind}, not a regular file",
+                file=name,
+                hint="save the data to a regular file first; pipes and devices are not read",
+                code="E101",
+            )
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("is not a regular file", file=name, code="E101")
+    try:
+        with open(file, "rb") as handle:
+            handle.read(1)
+    except OSError as error:
+        raise InputError(
+            f"cannot read the file: {error.strerror or error}",
+            file=name,
+            hint="check the file's permissions and the disk it lives on",
+            code="E101",
+        ) from None
+    return file
+
+
+def _decode_wide(data: bytes, name: str) -> tuple[str, str] | None:
+    """Text of a UTF-16/UTF-32 file recognised by its BOM (or by NUL bytes in every other position)."""
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(codec), label
+            except UnicodeDecodeError as error:
+                raise InputError(
+                    f"starts with a {label.upper()} byte-order mark but is not valid {label.upper()} "
+                    f"(offset {error.start + len(bom)})",
+                    file=name,
+                    hint="re-save the file as UTF-8",
+                    code="E103",
+                ) from None
+    sample = data[:4096]
+    if len(sample) >= 4 and len(sample) % 2 == 0:
+        odd, even = sample[1::2], sample[0::2]
+        for codec, zeros, other in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+            if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) == 0:
+                try:
+                    return data.decode(codec), codec
+                except UnicodeDecodeError:
+                    return None
+    return None
+
+
 def read_text_file(path: str | Path) -> TextFile:
-    """Decode as UTF-8 (BOM stripped), else cp1252, else latin-1 with a warning naming file and line.
+    """Decode as UTF-8 (BOM stripped), UTF-16/32 (by BOM), else cp1252, else latin-1 with a warning.
 
     Lines are split on ``\\n`` only: ``str.splitlines`` would also split on U+0085 (NEL) and other
     separators that occur inside real sentences of cp1252 files (../shared/data/subj has them).
     """
-    file = Path(path)
+    file = check_file(path)
     name = str(path)
-    if not file.exists():
-        raise InputError("file not found", file=name, hint="check the path", code="E101")
-    if file.is_dir():
-        raise InputError("is a directory, not a file", file=name, hint="pass a file, or hf:NAME", code="E101")
-    data = file.read_bytes()
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read the file: {error.strerror or error}", file=name, code="E101") from None
     if not data.strip():
         raise InputError("file is empty", file=name, line=1, hint="the file has no data rows", code="E102")
+    wide = _decode_wide(data, name)
+    if wide is not None:
+        return _text_file(name, wide[0], wide[1], [])
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(
@@ -67,7 +149,13 @@ def read_text_file(path: str | Path) -> TextFile:
         warnings.append(
             f"{name}:{bad_line}: not valid UTF-8 (byte 0x{data[error.start]:02X}); read the file as {encoding}"
         )
+    return _text_file(name, text, encoding, warnings)
+
+
+def _text_file(name: str, text: str, encoding: str, warnings: list[str]) -> TextFile:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise InputError("file is empty", file=name, line=1, hint="the file has no data rows", code="E102")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -1,0 +1,79 @@
+"""Telling a file meant for the other task: CoNLL given to ``classify``, CSV or ``label text`` to ``ner``.
+
+Each format reads the other's files without complaint often enough (a CoNLL row ``John B-PER`` is a
+valid ``label text`` line) that the result is silently wrong, so the shape of the file is checked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from advisor.data._text import TextFile
+from advisor.errors import InputError
+
+__all__ = ["ASCII_SPACE", "classify_hint", "looks_like_conll", "refuse_conll_for_classify"]
+
+ASCII_SPACE = re.compile(r"[ \t]+")
+_TAG = re.compile(r"^(O|[BIESLU][-_]\S+)$", re.IGNORECASE)
+_TEXT_WORDS = ("text", "sentence", "content", "question", "review", "document", "tweet", "utterance")
+_LABEL_WORDS = ("label", "class", "category", "target", "intent", "sentiment")
+_SAMPLE = 2000
+
+
+def _rows(text: TextFile) -> tuple[list[list[str]], int]:
+    """Column lists of the first non-empty, non-comment lines, and how many blank lines they had."""
+    rows: list[list[str]] = []
+    blanks = 0
+    for raw in text.lines[:_SAMPLE]:
+        line = raw.strip(" \t\r\n")
+        if not line:
+            blanks += 1
+        elif not line.startswith(("#", "-DOCSTART-")):
+            rows.append(ASCII_SPACE.split(line))
+    return rows, blanks
+
+
+def looks_like_conll(text: TextFile) -> bool:
+    """Nearly every row ends in an IOB-style tag, and sentences are separated (blank lines) or varied."""
+    rows, blanks = _rows(text)
+    if len(rows) < 3:
+        return False
+    tagged = [r for r in rows if len(r) >= 2 and _TAG.match(r[-1])]
+    if len(tagged) < 0.9 * len(rows) or not any(r[-1].upper() != "O" for r in tagged):
+        return False
+    widths = {len(r) for r in rows}
+    return len(widths) == 1 and (blanks > 0 or len({r[0] for r in rows}) > 0.2 * len(rows))
+
+
+def refuse_conll_for_classify(text: TextFile) -> None:
+    """A CoNLL file read as ``label text`` gives one "label" per token: stop before that happens."""
+    if looks_like_conll(text):
+        raise InputError(
+            "this looks like a CoNLL NER file (a token and an IOB tag per line), not classification data",
+            file=text.path,
+            line=1,
+            hint="did you mean --task ner?",
+            code="E113",
+        )
+
+
+def classify_hint(text: TextFile) -> str | None:
+    """Why a file the NER reader refused is probably classification data, or None."""
+    first = text.lines[0].strip().lower() if text.lines else ""
+    if first.startswith("{"):
+        try:
+            keys = [str(k).lower() for k in json.loads(first)]
+        except (ValueError, TypeError):
+            keys = []
+        if "tokens" not in keys and any(k in _TEXT_WORDS + _LABEL_WORDS for k in keys):
+            return "the JSON objects hold text and a label: did you mean --task classify?"
+    cells = [c.strip().strip('"') for c in re.split(r"[,\t]", first)]
+    if len(cells) >= 2 and any(c in _TEXT_WORDS + _LABEL_WORDS for c in cells):
+        return "the first line is a CSV/TSV header with text and label columns: did you mean --task classify?"
+    rows, _ = _rows(text)
+    if len(rows) >= 3 and sum(1 for r in rows if len(r) >= 4 and not _TAG.match(r[-1])) >= 0.8 * len(rows):
+        return (
+            "the lines look like 'label text' sentences, not 'token tag' rows: did you mean --task classify?"
+        )
+    return None
