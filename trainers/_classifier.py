@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from trainers._mix import ScalarMix
 from trainers._tagger import run_lstm
 
 __all__ = ["BiLSTMPoolClassifier", "CNNClassifier", "make_classifier"]
@@ -39,8 +40,10 @@ class CNNClassifier(nn.Module):
         hidden: int,
         dropout: float,
         widths: tuple[int, ...] = (3, 4, 5),
+        mix: ScalarMix | None = None,
     ) -> None:
         super().__init__()
+        self.mix = mix
         self.project = nn.Linear(input_dim, projection)
         # Wide convolutions (padding = width - 1) so items shorter than a filter still get scores.
         self.convs = nn.ModuleList(nn.Conv1d(projection, hidden, w, padding=w - 1) for w in widths)
@@ -49,6 +52,8 @@ class CNNClassifier(nn.Module):
         self.output = nn.Linear(hidden * len(widths), num_labels)
 
     def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.mix is not None:
+            vectors = self.mix(vectors)
         hidden = self.dropout(self.project(vectors)) * mask.unsqueeze(2)
         hidden = hidden.transpose(1, 2)  # (B, D, T)
         lengths = mask.sum(1, keepdim=True)
@@ -65,24 +70,42 @@ class CNNClassifier(nn.Module):
 class BiLSTMPoolClassifier(nn.Module):
     """Projection -> BiLSTM -> max over the real time steps -> linear."""
 
-    def __init__(self, input_dim: int, num_labels: int, projection: int, hidden: int, dropout: float) -> None:
+    def __init__(
+        self,
+        input_dim: int,
+        num_labels: int,
+        projection: int,
+        hidden: int,
+        dropout: float,
+        mix: ScalarMix | None = None,
+    ) -> None:
         super().__init__()
+        self.mix = mix
         self.project = nn.Linear(input_dim, projection)
         self.lstm = nn.LSTM(projection, hidden, batch_first=True, bidirectional=True)
         self.dropout = nn.Dropout(dropout)
         self.output = nn.Linear(2 * hidden, num_labels)
 
     def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.mix is not None:
+            vectors = self.mix(vectors)
         hidden = run_lstm(self.lstm, self.dropout(self.project(vectors)), mask.sum(1))
         hidden = hidden.masked_fill(~mask.unsqueeze(2), _NEG_INF)
         return self.output(self.dropout(hidden.max(dim=1).values))
 
 
 def make_classifier(
-    kind: str, input_dim: int, num_labels: int, projection: int, hidden: int, dropout: float
+    kind: str,
+    input_dim: int,
+    num_labels: int,
+    projection: int,
+    hidden: int,
+    dropout: float,
+    mix: ScalarMix | None = None,
 ) -> nn.Module:
+    """The classifier head by name; ``mix`` (for a layer stack) runs before its projection."""
     if kind == "cnn":
-        return CNNClassifier(input_dim, num_labels, projection, hidden, dropout)
+        return CNNClassifier(input_dim, num_labels, projection, hidden, dropout, mix=mix)
     if kind == "bilstm":
-        return BiLSTMPoolClassifier(input_dim, num_labels, projection, hidden, dropout)
+        return BiLSTMPoolClassifier(input_dim, num_labels, projection, hidden, dropout, mix=mix)
     raise ValueError(f"unknown classifier {kind!r}")

@@ -104,6 +104,8 @@ class TrainResult:
     )
     labels: list[str] = field(default_factory=list)
     dev_history: list[float] = field(default_factory=list)
+    layer_weights: list[float] = field(default_factory=list)  # scalar-mix softmax weights, layer 0 first
+    mix_gamma: float = float("nan")  # scalar-mix scale; NaN when the features were not a layer stack
 
     def to_dict(self) -> dict[str, float | int | str]:
         """Flat scalars for MLflow: ``scores`` are prefixed ``eval_``, per-item lists are left out."""
@@ -121,4 +123,8 @@ class TrainResult:
         }
         for name, value in self.scores.items():
             flat[f"eval_{name}"] = float(value)
+        for layer, weight in enumerate(self.layer_weights):
+            flat[f"mix_weight.{layer}"] = float(weight)
+        if self.layer_weights:
+            flat["mix_gamma"] = float(self.mix_gamma)
         return flat

@@ -4,7 +4,9 @@ Every embedding goes through exactly this loop with the same :class:`~trainers.T
 Adam, early stopping on the dev-set primary metric (ties broken by dev loss), best weights kept,
 length-bucketed batches (sorted by length within chunks, chunks' batches shuffled) so padding is
 small, and a seed that makes a CPU run bit-for-bit repeatable. Features may be a float16 memmap:
-rows are gathered and converted per batch, never all at once.
+rows are gathered and converted per batch, never all at once. A contextual layer stack
+``(words, layers, dim)`` gets a learned scalar mix (``trainers._mix``) in front of the same model;
+its final weights are returned in :attr:`TrainResult.layer_weights`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from advisor.features import TokenFeatures
 from trainers._classifier import make_classifier
 from trainers._config import TrainConfig, TrainResult
 from trainers._evaluate import classification_scores, ner_scores, repair_iob2, strict_f1
+from trainers._mix import ScalarMix, layer_norms
 from trainers._tagger import BiLSTMTagger, casing_ids
 
 __all__ = ["fit_and_evaluate"]
@@ -118,6 +121,8 @@ class _Model:
     def __init__(self, task: str, labels: list[str], dim: int, config: TrainConfig, train: _Split):
         self.task = task
         self.labels = labels
+        stack = train.feats.vectors
+        self.mix = ScalarMix(stack.shape[1], layer_norms(stack)) if stack.ndim == 3 else None
         if task == "ner":
             observed = np.zeros((len(labels), len(labels)), dtype=bool)
             for tags in train.corpus.labels:
@@ -132,10 +137,17 @@ class _Model:
                 use_crf=config.use_crf,
                 casing_features=config.casing_features,
                 observed_transitions=observed,
+                mix=self.mix,
             )
         else:
             self.net = make_classifier(
-                config.classifier, dim, len(labels), config.projection, config.hidden, config.dropout
+                config.classifier,
+                dim,
+                len(labels),
+                config.projection,
+                config.hidden,
+                config.dropout,
+                mix=self.mix,
             )
 
     def loss(self, batch: _Batch) -> torch.Tensor:
@@ -192,10 +204,10 @@ def _check_inputs(pairs: dict[str, tuple[TokenFeatures, Corpus]]) -> None:
     tasks = {name: corpus.task for name, (_, corpus) in pairs.items()}
     if len(set(tasks.values())) != 1:
         raise ConfigError(f"train/dev/eval corpora have different tasks: {tasks}", code="E212")
-    dims = {name: feats.dim for name, (feats, _) in pairs.items()}
+    dims = {name: (feats.n_layers, feats.dim) for name, (feats, _) in pairs.items()}
     if len(set(dims.values())) != 1:
         raise InputError(
-            f"feature dimensions differ between splits: {dims}",
+            f"feature dimensions (layers, dim) differ between splits: {dims}",
             hint="featurize every split with the same fitted embedding",
             code="E150",
         )
@@ -391,4 +403,6 @@ def fit_and_evaluate(
         peak_memory_mb=_peak_memory_mb(device, memory_baseline),
         labels=labels,
         dev_history=dev_history,
+        layer_weights=model.mix.weights() if model.mix is not None else [],
+        mix_gamma=float(model.mix.gamma.detach()) if model.mix is not None else float("nan"),
     )

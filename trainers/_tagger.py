@@ -17,6 +17,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from trainers._crf import LinearChainCRF, iob2_allowed_transitions
+from trainers._mix import ScalarMix
 
 __all__ = ["CASING_CLASSES", "BiLSTMTagger", "casing_ids"]
 
@@ -55,7 +56,7 @@ def run_lstm(lstm: nn.LSTM, inputs: torch.Tensor, lengths: torch.Tensor) -> torc
 
 
 class BiLSTMTagger(nn.Module):
-    """Projection -> [+ casing one-hot] -> BiLSTM -> per-token tag scores (-> CRF)."""
+    """[Scalar mix of layers ->] projection -> [+ casing one-hot] -> BiLSTM -> per-token tag scores (-> CRF)."""
 
     def __init__(
         self,
@@ -67,8 +68,10 @@ class BiLSTMTagger(nn.Module):
         use_crf: bool = False,
         casing_features: bool = True,
         observed_transitions: np.ndarray | None = None,
+        mix: ScalarMix | None = None,
     ) -> None:
         super().__init__()
+        self.mix = mix
         self.labels = list(labels)
         self.casing_features = casing_features
         self.project = nn.Linear(input_dim, projection)
@@ -85,7 +88,9 @@ class BiLSTMTagger(nn.Module):
             self.crf = LinearChainCRF(len(self.labels), start_ok, trans_ok)
 
     def emissions(self, vectors: torch.Tensor, casing: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Tag scores (batch, time, tags) from padded vectors and casing ids."""
+        """Tag scores (batch, time, tags) from padded vectors (or layer stacks) and casing ids."""
+        if self.mix is not None:
+            vectors = self.mix(vectors)
         hidden = self.dropout(self.project(vectors))
         if self.casing_features:
             onehot = nn.functional.one_hot(casing, len(CASING_CLASSES)).to(hidden.dtype)
