@@ -257,6 +257,10 @@ def run_analysis(
     }
     tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
     tracker.open(key, f"{name}-{settings.task}", params, tags, force=settings.force)
+    if not tracker.resumed:
+        from advisor.mlflow_views import log_dataset_inputs
+
+        log_dataset_inputs(tracker.client, tracker.parent_id, splits, name)  # MLflow's "Datasets" column
     tracker.log_parent_tags({"advisor.total_cells": str(len(plan.cells)), "advisor.device": device})
     pending = [
         c for c in plan.cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)
@@ -268,6 +272,7 @@ def run_analysis(
         )
     )
     status = "FAILED"
+    analysed = False
     computed: list[Cell] = []
     try:
         predictions: dict[tuple[str, int, int], list[Any]] = {}
@@ -340,6 +345,7 @@ def run_analysis(
                 )
             _analyse(settings, splits, tracker, predictions, timings)
             timings["analysis"] = time.perf_counter() - t2
+            analysed = True
         status = "FINISHED"
     except KeyboardInterrupt:
         status = "KILLED"
@@ -347,6 +353,10 @@ def run_analysis(
     finally:
         timings["total"] = time.perf_counter() - started
         tracker.close(status)
+    if analysed:  # after close: the report states the run's final status, not RUNNING
+        from advisor.report import log_final_report
+
+        timings["report"] = log_final_report(tracker.client, tracker.parent_id, tracker.tracking_uri)
     notify(ProgressEvent("done", done=len(plan.cells), total=len(plan.cells)))
     return RunOutcome(
         run_id=tracker.parent_id,
@@ -539,16 +549,6 @@ def _analyse(
     verdict = recommendation.to_dict()
     tracker.log_parent_tags({"advisor.verdict": str(verdict.get("verdict", ""))})
     tracker.client.log_dict(tracker.parent_id, verdict, "analysis/verdict.json")
-    import tempfile
-
-    from advisor.report import write_report
-
-    with tempfile.TemporaryDirectory() as tmp:
-        html, md = write_report(analysis, tmp, recommendation=recommendation)
-        tracker.log_artifact(html, "report")
-        tracker.log_artifact(md, "report")
-        tracker.client.log_artifacts(tracker.parent_id, str(Path(tmp) / "figures"), "report/figures")
-
     # -- gain model (advisor.gain, issue 8): where does context help? ----------------------------------
     if settings.difficulty:
         _fit_and_log_gain_model(settings, splits, tracker, predictions, timings)

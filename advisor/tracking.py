@@ -161,6 +161,9 @@ class AnalysisTracker:
         self.tracking_uri = resolve_tracking_uri(self.tracking_uri)
         self.client = client_for(self.tracking_uri)
         self.experiment_id = _experiment_id(self.client, self.experiment, self.tracking_uri) or ""
+        from advisor.mlflow_views import tag_experiment_kind
+
+        tag_experiment_kind(self.client, self.experiment_id)  # the MLflow UI opens on the runs table
 
     # -- opening -----------------------------------------------------------------------------------
     def open(
