@@ -7,7 +7,7 @@ everything that judges a run (the verdict, the figures, the report, the app): th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -38,6 +38,8 @@ class Analysis:
     run_id: str | None = None
     experiment: str | None = None
     status: str | None = None
+    # contextual layer tables by name: "contextuality" (per layer), "mix_weights" (per cell and layer)
+    layer_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         missing = [c for c in CURVE_COLUMNS if c not in self.curves.columns]

@@ -54,7 +54,7 @@ class RunSettings:
     seeds: int | None = None
     profile: str = "default"
     contextual: str | None = None
-    layer: str = "last"
+    layer: str = "mix"
     pooling: str = "first"
     static: str | None = None
     random_dim: int | None = None
@@ -68,6 +68,7 @@ class RunSettings:
     difficulty: bool = True
     spacy_model: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
+    strict: bool = False  # items with a label but no text are an error instead of skipped
 
     def __post_init__(self) -> None:
         unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
@@ -174,8 +175,10 @@ def run_analysis(
     ``fail_after`` raises after that many computed cells: used by tests to prove a failed run ends
     FAILED and a re-run computes only the missing cells.
     """
+    from advisor.validate import validate_settings
     from trainers import TrainConfig
 
+    validate_settings(settings)  # before any MLflow run exists or any model is loaded
     notify = progress or (lambda event: None)
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -187,6 +190,7 @@ def run_analysis(
         text_col=settings.text_col,
         label_col=settings.label_col,
         seed=settings.split_seed,
+        strict=settings.strict,
     )
     timings["read"] = time.perf_counter() - started
     profile = profiles.get(settings.profile)
@@ -306,6 +310,7 @@ def run_analysis(
                     "n_params": result.n_params,
                     "epochs": result.epochs,
                     **{f"eval_{k}": v for k, v in result.scores.items() if k != primary},
+                    **{k: v for k, v in result.to_dict().items() if k.startswith("mix_")},
                 }
                 tracker.log_cell(
                     cell.embedding,
@@ -493,6 +498,12 @@ def _featurize(
         )
     tracker.log_parent_metrics(metrics)
     tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
+    if "contextual" in features:  # how contextual the encoder is on this data (advisor.contextuality)
+        from advisor.contextuality import run_contextuality_stage
+
+        timings["contextuality"] = run_contextuality_stage(
+            options["contextual"], splits.train, tracker.client, tracker.parent_id
+        )
     return features
 
 
@@ -536,6 +547,9 @@ def _analyse(
         if slice_metrics:
             tracker.log_parent_metrics(slice_metrics)
         timings["difficulty"] = time.perf_counter() - t0
+    from advisor.contextuality import log_mix_weights
+
+    log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)  # which layers the task used
     analysis = load_analysis(tracker.parent_id, tracker.tracking_uri)
     tracker.log_table(analysis.curves, "analysis/curves.json")
     from advisor.plots import plot_learning_curves

@@ -421,6 +421,11 @@ def load_analysis(
         slices = _read_json_table(client, run_id, "analysis/gaps.json")
     if "analysis/items.json" in artifacts:
         items = _read_json_table(client, run_id, "analysis/items.json")
+    layer_tables = {  # advisor.contextuality: how contextual the encoder is, learned layer weights
+        name: _read_json_table(client, run_id, f"analysis/{name}.json")
+        for name in ("contextuality", "mix_weights")
+        if f"analysis/{name}.json" in artifacts
+    }
     experiment_name = client.get_experiment(parent.info.experiment_id).name
     return Analysis(
         task=params.get("task", tags.get("advisor.task", "")),
@@ -435,4 +440,5 @@ def load_analysis(
         run_id=run_id,
         experiment=experiment_name,
         status=parent.info.status,
+        layer_tables=layer_tables,
     )

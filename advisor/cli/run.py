@@ -23,6 +23,7 @@ from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt,
 from advisor.errors import ConfigError
 from advisor.grid import profiles
 from advisor.runner import EMBEDDING_CHOICES, ProgressEvent, RunOutcome, RunSettings, run_analysis
+from advisor.validate import validate_settings
 
 __all__ = ["demo", "print_leaderboard", "run"]
 
@@ -256,6 +257,9 @@ def run(
     device: DeviceOpt = None,
     tag: TagOpt = None,
     workers: WorkersOpt = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
+    ] = False,
 ) -> None:
     """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
     settings = RunSettings(
@@ -281,7 +285,9 @@ def run(
         device=device,
         tags=_parse_tags(tag or []),
         workers=workers,
+        strict=strict,
     )
+    validate_settings(settings)  # every option, path, store and tag, before anything is created
     execute(settings)
 
 

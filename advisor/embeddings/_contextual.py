@@ -387,6 +387,16 @@ class ContextualEmbedding(Embedding):
             return None
         return Path(found).parent if isinstance(found, str) else None
 
+    @cached_property
+    def is_sentence_embedding_model(self) -> bool:
+        """A sentence-transformers model (its files beside the encoder, or a known hub name): weak word features."""
+        from advisor.contextuality import is_sentence_embedding_model
+
+        snapshot = self._snapshot_dir()
+        return is_sentence_embedding_model(
+            str(snapshot) if snapshot else self.model_ref
+        ) or is_sentence_embedding_model(self.model_ref)
+
     @property
     def n_layers(self) -> int:
         """Transformer layers; the stack has one more (index 0 = the embedding layer)."""
@@ -651,6 +661,7 @@ class ContextualEmbedding(Embedding):
             "n_layers": int(self.config.num_hidden_layers),
             "layer": self.layer.text,
             "layers_cached": "all",
+            "sentence_embedding": self.is_sentence_embedding_model,
             "pooling": self.pooling,
             "max_length": self.max_length,
             "window_overlap": self.window_overlap,

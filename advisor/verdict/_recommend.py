@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from advisor.analysis import Analysis
+from advisor.contextuality._describe import layer_caveats, layer_reasons
 from advisor.errors import ConfigError
 from advisor.verdict._cost import CostComparison, compare_costs
 from advisor.verdict._efficiency import DataEfficiency, ScoreGap, data_efficiency, score_gaps
@@ -470,6 +471,8 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
             f"only {len(analysis.sizes)} training sizes: learning-curve extrapolations are not trusted "
             f"(need {t.min_fit_sizes}), so the 'label more data' option could not be assessed"
         )
+    reasons += layer_reasons(analysis)  # which encoder, dim, layers, pooling, mix; how contextual
+    rec.caveats += layer_caveats(analysis)  # a sentence-embedding model, and the command for a stronger one
     rec.reasons = reasons
     return rec
 

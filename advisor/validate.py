@@ -1,0 +1,390 @@
+"""One validation stage before anything is created: options, paths, store, tags, device.
+
+``advisor run`` used to find a bad ``--layer``, ``--static`` file or ``--device`` only after
+featurizing, leaving FAILED runs behind; a bad ``--tag`` even left the parent RUNNING. Everything
+that can be checked without training is checked here, before the first MLflow run exists or any
+model weights are loaded (the encoder's ``config.json`` is read, nothing more). Each failure is an
+:class:`~advisor.errors.AdvisorError` (exit 2, ``file:line: message`` plus a hint).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import socket
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from advisor.data import TASKS
+from advisor.data._hf import is_hf_spec
+from advisor.data._text import check_file
+from advisor.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from advisor.runner import RunSettings
+
+__all__ = [
+    "TRACKING_SCHEMES",
+    "check_data_path",
+    "check_device",
+    "check_experiment",
+    "check_layer",
+    "check_static_file",
+    "check_tags",
+    "check_tracking_uri",
+    "encoder_layers",
+    "validate_settings",
+]
+
+TRACKING_SCHEMES = (
+    "sqlite",
+    "http",
+    "https",
+    "postgresql",
+    "mysql",
+    "mssql",
+    "databricks",
+    "databricks-uc",
+    "uc",
+)
+_RESERVED_TAG_PREFIXES = ("mlflow.", "advisor.")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+_MAX_SEED = 2**32 - 1  # numpy / scikit-learn random_state
+
+
+def validate_settings(settings: RunSettings) -> None:
+    """Raise on the first problem with ``settings``; cheap enough to run twice (CLI, then runner)."""
+    _check_task(settings.task)
+    check_data_path(settings.data, "training data")
+    for role, path in (("--dev", settings.dev), ("--test", settings.test)):
+        if path is not None:
+            check_data_path(path, role)
+    _check_numbers(settings)
+    if settings.static is not None:
+        check_static_file(settings.static)
+    if "contextual" in settings.embeddings:
+        check_pooling(settings.pooling)
+        check_layer(settings.layer, encoder_layers(settings.contextual))
+    if settings.device is not None:
+        check_device(settings.device)
+    check_tracking_uri(settings.tracking_uri)
+    check_experiment(settings.experiment)
+    check_tags(settings.tags)
+
+
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ConfigError(f"unknown task {task!r}", hint=f"choose one of: {', '.join(TASKS)}", code="E201")
+
+
+def _at_least(value: int | None, minimum: int, option: str) -> None:
+    if value is not None and (isinstance(value, bool) or value < minimum):
+        raise ConfigError(f"{option} must be at least {minimum}, got {value}", code="E210")
+
+
+def _check_numbers(settings: RunSettings) -> None:
+    """Grid and training numbers: sizes, fractions, seeds, workers, epochs, dimensions."""
+    _at_least(settings.workers, 1, "--workers")
+    _at_least(settings.seeds, 1, "--seeds")
+    _at_least(settings.max_epochs, 1, "max_epochs")
+    _at_least(settings.random_dim, 1, "random_dim")
+    if not 0 <= settings.split_seed <= _MAX_SEED:
+        raise ConfigError(f"--split-seed must lie in 0..{_MAX_SEED}, got {settings.split_seed}", code="E210")
+    if settings.sizes and settings.fractions:
+        raise ConfigError("give --sizes or --fractions, not both", code="E210")
+    if settings.sizes is not None and settings.sizes and min(settings.sizes) < 1:
+        raise ConfigError(f"--sizes must be positive, got {settings.sizes}", code="E210")
+    bad = [f for f in settings.fractions or [] if not 0 < f <= 1]  # NaN fails too
+    if bad:
+        raise ConfigError(f"--fractions must lie in (0, 1], got {bad}", code="E210")
+
+
+def check_data_path(path: str | os.PathLike[str], role: str) -> None:
+    """A data argument: ``hf:NAME``, a saved/parquet directory, or a readable regular file."""
+    text = str(path)
+    if text.startswith("hf:"):
+        if not text[3:].strip(":").strip():
+            raise ConfigError(f"{role}: {text!r} names no dataset", hint="use hf:NAME[:CONFIG]", code="E120")
+        return
+    if Path(text).expanduser().is_dir():
+        if not is_hf_spec(text):
+            raise InputError(
+                "is a directory but not a saved dataset (no dataset_dict.json, dataset_info.json or parquet files)",
+                file=text,
+                hint="pass a data file, a directory written by save_to_disk, or hf:NAME",
+                code="E101",
+            )
+        return
+    check_file(text)
+
+
+# -- embeddings --------------------------------------------------------------------------------------
+
+
+def check_pooling(pooling: str) -> None:
+    from advisor.embeddings._contextual import POOLINGS
+
+    if pooling not in POOLINGS:
+        raise ConfigError(
+            f"unknown pooling {pooling!r}", hint=f"choose one of: {', '.join(POOLINGS)}", code="E232"
+        )
+
+
+def _looks_like_path(ref: str) -> bool:
+    return ref.startswith(("/", ".", "~")) or os.sep in ref.strip("/").replace("/", "", 1) or "\\" in ref
+
+
+def encoder_layers(model: str | None) -> int:
+    """``num_hidden_layers`` of the encoder, from its ``config.json`` only (no weights are loaded)."""
+    if model is None:
+        from advisor.embeddings import default_encoder
+
+        model = default_encoder()
+    folder = Path(model).expanduser()
+    if folder.is_dir():
+        config_file = folder / "config.json"
+        try:
+            config = json.loads(config_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(
+                f"--contextual {model}: the directory has no config.json",
+                hint="pass a Hugging Face model directory saved with save_pretrained, or a hub id",
+                code="E230",
+            ) from None
+        except (OSError, ValueError) as error:
+            raise ConfigError(
+                f"--contextual {model}: cannot read config.json: {error}", code="E230"
+            ) from None
+        return _layers_from_config(config, model)
+    if _looks_like_path(model) or not _HUB_ID.match(model):
+        raise ConfigError(
+            f"--contextual {model}: no such model directory",
+            hint="pass an existing local model directory or a hub id such as bert-base-cased",
+            code="E230",
+        )
+    return _hub_layers(model)
+
+
+def _layers_from_config(config: dict[str, Any], model: str) -> int:
+    for source in (config, config.get("text_config") or {}, config.get("encoder") or {}):
+        value = source.get("num_hidden_layers", source.get("n_layers", source.get("num_layers")))
+        if isinstance(value, int) and value > 0:
+            return value
+    raise ConfigError(
+        f"--contextual {model}: config.json names no num_hidden_layers",
+        hint="use an encoder such as BERT, RoBERTa, DeBERTa or MiniLM",
+        code="E234",
+    )
+
+
+def _hub_layers(model: str) -> int:
+    """The config of a hub model: from the local cache, or fetched (config only) when online."""
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(model, trust_remote_code=False)
+    except (OSError, ValueError) as error:
+        raise ConfigError(
+            f"--contextual {model}: cannot load its configuration ({type(error).__name__}): it is not a local "
+            "directory, not in the Hugging Face cache, or the hub cannot be reached",
+            hint="pass a local model directory, run once with internet access, or omit --contextual for the "
+            "packaged all-MiniLM-L6-v2",
+            code="E230",
+        ) from None
+    return _layers_from_config(config.to_dict(), model)
+
+
+def check_layer(layer: str, n_layers: int) -> None:
+    """The layer spec against the encoder's depth, with the parser the featurizer itself uses."""
+    from advisor.embeddings._contextual import _LayerChoice
+
+    _LayerChoice.parse(layer, n_layers)
+
+
+def check_static_file(path: str) -> None:
+    """A readable vectors file whose first line is an ``N D`` header or ``word v1 … vD``."""
+    from advisor.embeddings import PACKAGED_GLOVE
+
+    if path == PACKAGED_GLOVE:
+        return
+    file = check_file(path)
+    first = _first_line(file)
+    fields = first.rstrip("\r\n ").split(" ")
+    if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+        return
+    numbers = 0
+    for value in reversed(fields[1:]):
+        try:
+            float(value)
+        except ValueError:
+            break
+        numbers += 1
+    if numbers == 0:
+        raise InputError(
+            "not a word-vectors file: the first line is neither an 'N D' header nor 'word v1 v2 … vD'",
+            file=path,
+            line=1,
+            hint="--static takes a GloVe / word2vec / fastText text file (optionally .gz)",
+            code="E120",
+        )
+
+
+def _first_line(file: Path, limit: int = 1 << 20) -> str:
+    """The first non-empty line (at most ``limit`` bytes), decoded leniently; gzip when ``.gz``."""
+    try:
+        opener = gzip.open if file.suffix == ".gz" else open
+        with opener(file, "rb") as handle:
+            for _ in range(100):
+                raw = handle.readline(limit)
+                if not raw:
+                    break
+                if raw.strip():
+                    return raw.decode("utf-8", errors="replace")
+    except (OSError, EOFError) as error:
+        raise InputError(f"cannot read the vectors file: {error}", file=str(file), code="E120") from None
+    raise InputError("the vectors file is empty", file=str(file), line=1, code="E120")
+
+
+# -- device ------------------------------------------------------------------------------------------
+
+
+def check_device(device: str) -> None:
+    """``cpu``, ``cuda[:N]`` (a GPU must be visible) or ``mps``; checked before any work starts."""
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ConfigError(f"unknown device {device!r}", hint="use cpu, cuda or cuda:N", code="E239") from None
+    if parsed.type == "cpu":
+        return
+    if parsed.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise ConfigError(
+                f"--device {device}: no CUDA GPU is visible on this machine",
+                hint="use --device cpu, or leave --device out to pick a GPU only when one is visible",
+                code="E239",
+            )
+        if parsed.index is not None and parsed.index >= count:
+            raise ConfigError(
+                f"--device {device}: only {count} CUDA device(s) are visible (cuda:0..cuda:{count - 1})",
+                code="E239",
+            )
+        return
+    if parsed.type == "mps" and torch.backends.mps.is_available():
+        return
+    raise ConfigError(f"--device {device}: not available here", hint="use cpu or cuda", code="E239")
+
+
+# -- tracking ----------------------------------------------------------------------------------------
+
+
+def check_tracking_uri(uri: str | None) -> str:
+    """A store MLflow 3 can use: known scheme, sqlite file creatable, server reachable. Returns it."""
+    from advisor.tracking import DEFAULT_TRACKING_URI
+
+    chosen = uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
+    scheme = urlparse(chosen).scheme.split("+")[0].lower()
+    if scheme == "file" or "://" not in chosen:
+        raise ConfigError(
+            f"tracking URI {chosen!r}: the file store was removed in MLflow 3",
+            hint="use sqlite:///path/to/mlflow.db or http://host:port",
+            code="E220",
+        )
+    if scheme not in TRACKING_SCHEMES:
+        raise ConfigError(
+            f"tracking URI {chosen!r}: unsupported scheme {scheme!r}",
+            hint=f"use one of: {', '.join(s + '://' for s in TRACKING_SCHEMES[:4])} …",
+            code="E220",
+        )
+    if scheme == "sqlite":
+        _check_sqlite(chosen)
+    elif scheme in ("http", "https"):
+        _check_server(chosen)
+    return chosen
+
+
+def _check_sqlite(uri: str) -> None:
+    path = uri.removeprefix("sqlite:///") if uri.startswith("sqlite:///") else ""
+    if not path or path.startswith(":memory:"):
+        raise ConfigError(
+            f"tracking URI {uri!r}: needs a database file",
+            hint="use sqlite:///path/to/mlflow.db (an in-memory store keeps nothing)",
+            code="E220",
+        )
+    db = Path(path)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"tracking URI {uri!r}: cannot create the folder {db.parent}: {error.strerror}", code="E220"
+        ) from None
+    if db.exists():
+        if not db.is_file():
+            raise ConfigError(f"tracking URI {uri!r}: {db} is not a regular file", code="E220")
+        with open(db, "rb") as handle:
+            head = handle.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise ConfigError(
+                f"tracking URI {uri!r}: {db} is not an SQLite database",
+                hint="point --tracking-uri at a new file or an existing MLflow database",
+                code="E220",
+            )
+    if not os.access(db if db.exists() else db.parent, os.W_OK):
+        raise ConfigError(f"tracking URI {uri!r}: {db} is not writable", code="E220")
+
+
+def _check_server(uri: str, timeout: float = 3.0) -> None:
+    parsed = urlparse(uri)
+    if not parsed.hostname:
+        raise ConfigError(f"tracking URI {uri!r} names no host", code="E220")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parsed.hostname, port), timeout=timeout):
+            pass
+    except OSError as error:
+        raise ConfigError(
+            f"tracking URI {uri!r}: cannot reach the server ({error.strerror or error})",
+            hint="start it (mlflow server --port …) or use a local sqlite:///mlruns/mlflow.db store",
+            code="E220",
+        ) from None
+
+
+def check_experiment(name: str) -> None:
+    """A non-blank experiment name MLflow accepts (at most 500 characters)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(
+            f"--experiment {name!r}: the name is empty", hint="e.g. --experiment advisor", code="E221"
+        )
+    if len(name) > 500:
+        raise ConfigError(f"--experiment: the name has {len(name)} characters (at most 500)", code="E221")
+
+
+def check_tags(tags: dict[str, str]) -> None:
+    """``--tag`` keys by MLflow's own rules; our bookkeeping prefixes are reserved."""
+    from mlflow.exceptions import MlflowException
+    from mlflow.utils.validation import _validate_tag
+
+    for key, value in tags.items():
+        if key.startswith(_RESERVED_TAG_PREFIXES):
+            raise ConfigError(
+                f"--tag {key}=…: keys starting with {' or '.join(_RESERVED_TAG_PREFIXES)} are reserved",
+                hint="choose another key, e.g. team.owner",
+                code="E222",
+            )
+        if len(str(value)) > 8000:
+            raise ConfigError(
+                f"--tag {key}=…: the value has {len(value)} characters (at most 8000)", code="E222"
+            )
+        try:
+            _validate_tag(key, value)
+        except MlflowException as error:
+            raise ConfigError(
+                f"--tag {key!r}: {error.message}",
+                hint="keys may hold letters, digits, _ - . / and spaces, at most 250 characters",
+                code="E222",
+            ) from None
