@@ -8,9 +8,13 @@ result: these are views onto what :mod:`advisor.tracking` already logs.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from advisor.errors import ConfigError
 
 __all__ = [
     "DESCRIPTION_TAG",
@@ -18,6 +22,7 @@ __all__ = [
     "EXPERIMENT_KIND_TAG",
     "dataset_frame",
     "log_dataset_inputs",
+    "require_store",
     "set_description",
     "tag_experiment_kind",
 ]
@@ -27,6 +32,23 @@ EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 EXPERIMENT_KIND = "custom_model_development"
 DESCRIPTION_TAG = "mlflow.note.content"
 _CONTEXT_TAG = "mlflow.data.context"
+
+
+def require_store(tracking_uri: str | None) -> str:
+    """The store a read-only command reads; a local sqlite store that does not exist is an error, not created."""
+    from advisor.tracking import DEFAULT_TRACKING_URI
+
+    chosen = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
+    if chosen.startswith("sqlite:///"):
+        path = Path(chosen.removeprefix("sqlite:///"))
+        if not path.is_file():
+            raise ConfigError(
+                f"no MLflow store at {path.resolve()}",
+                hint="run `advisor run` first, run this from the folder you ran it in, "
+                "or pass --tracking-uri sqlite:///path/to/mlflow.db",
+                code="E230",
+            )
+    return chosen
 
 
 def tag_experiment_kind(client: Any, experiment_id: str) -> None:
@@ -59,8 +81,6 @@ def dataset_frame(corpus: Any) -> pd.DataFrame:
 
 def _source(path: str) -> Any:
     """The file as a dataset source; None (the code location) when MLflow cannot resolve it (``hf:``)."""
-    from pathlib import Path
-
     from mlflow.data.dataset_source_registry import resolve_dataset_source
 
     try:

@@ -41,7 +41,9 @@ def predict_gain_command(
     from advisor.gain import load_gain_model, predict_gain, read_unlabelled
 
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # keep stderr for real messages
-    model = load_gain_model(run_id, tracking_uri=tracking_uri)
+    from advisor.mlflow_views import require_store
+
+    model = load_gain_model(run_id, tracking_uri=require_store(tracking_uri))
     unlabelled = read_unlabelled(text, model.task, format=format)
     for warning in unlabelled.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)

@@ -48,7 +48,10 @@ def report(
     run_id: Annotated[str, typer.Argument(help="an analysis run id, or 'latest'")] = "latest",
     tracking_uri: Annotated[
         str | None,
-        typer.Option("--tracking-uri", help="MLflow store (default: $MLFLOW_TRACKING_URI or ./mlruns)"),
+        typer.Option(
+            "--tracking-uri",
+            help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlruns/mlflow.db)",
+        ),
     ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="output folder (default: reports/RUN_ID)")
@@ -91,7 +94,8 @@ def report(
     ] = True,
 ) -> None:
     """Write the verdict and an HTML + markdown report for a finished ``advisor run``."""
-    from advisor.report import write_report
+    from advisor.mlflow_views import require_store
+    from advisor.report import partial_notice, write_report
     from advisor.tracking import load_analysis
 
     thresholds = thresholds_from_options(
@@ -104,12 +108,15 @@ def report(
         min_seeds,
         confidence,
     )
-    analysis = load_analysis(run_id, tracking_uri=tracking_uri)
+    analysis = load_analysis(run_id, tracking_uri=require_store(tracking_uri))
     recommendation = recommend(analysis, thresholds)
     out_dir = out if out is not None else Path("reports") / (analysis.run_id or run_id)
     html_path, md_path = write_report(analysis, out_dir, thresholds, recommendation=recommendation)
     if log_artifacts and analysis.run_id:
         _log(analysis.run_id, tracking_uri, html_path, md_path, recommendation.to_dict())
+    notice = partial_notice(analysis.status)
+    if notice:
+        console.print(f"[bold yellow]{escape(notice)}[/]", highlight=False, soft_wrap=True)
     for line in recommendation.summary_lines():
         console.print(escape(line), highlight=False, soft_wrap=True)
     console.print()

@@ -27,6 +27,7 @@ from advisor.plots import (
     plot_extrapolation,
     plot_learning_curves,
 )
+from advisor.report._partial import partial_label, partial_notice
 from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, recommend
 
 __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
@@ -213,6 +214,8 @@ def _context(
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "analysis": analysis,
         "rec": rec,
+        "partial": partial_notice(analysis.status),
+        "partial_label": partial_label(analysis.status),
         "sections": SECTIONS,
         "figures": figures,
         "metric_label": {"f1": "strict IOB2 entity micro-F1", "accuracy": "accuracy"}.get(

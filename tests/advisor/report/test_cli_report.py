@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from advisor.analysis import Analysis
 from advisor.cli import app
+from advisor.report import partial_notice
 from advisor.verdict import Thresholds, make_synthetic_analysis, recommend
 
 
@@ -58,6 +59,7 @@ def logged_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Anal
 @pytest.fixture
 def synthetic_run(monkeypatch: pytest.MonkeyPatch) -> tuple[Analysis, list[tuple[str, str | None]]]:
     """A synthetic analysis served by a stand-in loader that records what it was asked for."""
+    import advisor.mlflow_views
     import advisor.tracking
 
     analysis = make_synthetic_analysis(n_sizes=4, seeds=(0, 1), noise=0.001, slice_effects={})
@@ -70,6 +72,7 @@ def synthetic_run(monkeypatch: pytest.MonkeyPatch) -> tuple[Analysis, list[tuple
         return analysis
 
     monkeypatch.setattr(advisor.tracking, "load_analysis", load)
+    monkeypatch.setattr(advisor.mlflow_views, "require_store", lambda uri: uri)  # no store on disk here
     return analysis, calls
 
 
@@ -94,6 +97,29 @@ def test_threshold_options_reach_the_verdict(synthetic_run, tmp_path: Path) -> N
     assert generous.exit_code == 0, generous.output
     assert "Verdict: RANDOM IS ENOUGH" in generous.output
     assert "acceptable loss 30.0 pts" in generous.output
+
+
+def test_report_of_a_killed_run_is_labelled_partial_everywhere(synthetic_run, tmp_path: Path) -> None:
+    analysis, _ = synthetic_run
+    analysis.status = "KILLED"
+    result = CliRunner().invoke(app, ["report", "latest", "--out", str(tmp_path), "--no-log"])
+    assert result.exit_code == 0, result.output
+    notice = partial_notice("KILLED")
+    assert notice in " ".join(result.output.split())
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert notice in md and "(partial: run killed)**" in md
+    assert notice in html and 'class="verdict use-contextual partial"' in html
+
+
+def test_report_from_a_folder_without_a_store_creates_none(
+    advisor_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    code, _out, err = advisor_cli("report", "latest")
+    assert code == 2 and "no MLflow store at" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_bad_threshold_is_a_config_error(synthetic_run, tmp_path: Path) -> None:
