@@ -8,6 +8,7 @@ everything that judges a run (the verdict, the figures, the report, the app): th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -40,6 +41,7 @@ class Analysis:
     status: str | None = None
     # contextual layer tables by name: "contextuality" (per layer), "mix_weights" (per cell and layer)
     layer_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    item_scores: Any = None  # advisor.verdict._resample.ItemScores (per-test-item counts); None: older run
 
     def __post_init__(self) -> None:
         missing = [c for c in CURVE_COLUMNS if c not in self.curves.columns]

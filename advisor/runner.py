@@ -85,13 +85,16 @@ class RunSettings:
 class ProgressEvent:
     """What a progress display needs: cells done / total, the current cell, its result."""
 
-    stage: str  # "plan" | "featurize" | "cell" | "analysis" | "done"
+    stage: str  # "read" | "plan" | "featurize" | "cell" | "analysis" | "done" (see advisor.progress)
     done: int = 0
     total: int = 0
     message: str = ""
     cell: Cell | None = None
     score: float | None = None
     seconds: float = 0.0
+    rate: float | None = None  # featurize: items per second so far
+    eta: float | None = None  # featurize: seconds left for this embedding
+    run_id: str = ""  # plan: the MLflow parent run
 
 
 @dataclass
@@ -182,6 +185,7 @@ def run_analysis(
     notify = progress or (lambda event: None)
     timings: dict[str, float] = {}
     started = time.perf_counter()
+    notify(ProgressEvent("read", message=Path(str(settings.data)).name))
     splits = splits or read_splits(
         settings.data,
         settings.task,
@@ -216,6 +220,7 @@ def run_analysis(
             "embeddings": key_options,
             "train": config_for_key,
             "split_seed": settings.split_seed,
+            "random_table": "per seed",
         }
     )
     name = Path(str(settings.data)).name
@@ -260,7 +265,14 @@ def run_analysis(
         "advisor.profile": settings.profile,
     }
     tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
-    tracker.open(key, f"{name}-{settings.task}", params, tags, force=settings.force)
+    tracker.open(
+        key,
+        f"{name}-{settings.task}",
+        params,
+        tags,
+        force=settings.force,
+        on_wait=lambda message: notify(ProgressEvent("waiting", message=message)),
+    )
     if not tracker.resumed:
         from advisor.mlflow_views import log_dataset_inputs
 
@@ -272,7 +284,11 @@ def run_analysis(
     reused = [c for c in plan.cells if c not in pending]
     notify(
         ProgressEvent(
-            "plan", done=len(reused), total=len(plan.cells), message=f"{len(pending)} cells to compute"
+            "plan",
+            done=len(reused),
+            total=len(plan.cells),
+            message=f"{len(pending)} cells to compute",
+            run_id=tracker.parent_id,
         )
     )
     status = "FAILED"
@@ -405,12 +421,19 @@ def _train_one(cell: Cell) -> tuple[Cell, Any, float]:
     from trainers import TrainConfig, fit_and_evaluate
 
     t0 = time.perf_counter()
-    train_feats, dev_feats, test_feats = _WORKER_STATE["features"][cell.embedding]
     splits: DataSplits = _WORKER_STATE["splits"]
     idx = subset_indices(_WORKER_STATE["orders"][cell.seed], cell.size)
+    entry = _WORKER_STATE["features"][cell.embedding]
+    if isinstance(entry, dict):  # random: one table per seed, looked up here (cheap; memory per cell)
+        table = entry[cell.seed]
+        train_feats = table.featurize(splits.train.subset(idx))
+        dev_feats, test_feats = table.featurize(splits.dev), table.featurize(splits.test)
+    else:
+        train_feats, dev_feats, test_feats = entry
+        train_feats = train_feats.subset(idx)
     config = TrainConfig(**{**_WORKER_STATE["config"], "seed": cell.seed})
     result = fit_and_evaluate(
-        train_feats.subset(idx),
+        train_feats,
         splits.train.subset(idx),
         dev_feats,
         splits.dev,
@@ -475,9 +498,23 @@ def _featurize(
         opts = dict(options[name])
         if name == "random" and static_norm is not None and "target_norm" not in opts:
             opts["target_norm"] = static_norm
-        embedding = make_embedding(name, **opts)
-        embedding.fit(splits.train)
-        features[name] = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
+        if name == "random":  # one table per seed, drawn from the cell seed (see advisor.embeddings._random)
+            tables = {}
+            for seed in sorted({c.seed for c in pending if c.embedding == "random"}):
+                tables[seed] = embedding = make_embedding(name, **{**opts, "seed": seed})
+                embedding.fit(splits.train)
+            features[name] = tables
+        else:
+            embedding = make_embedding(name, **opts)
+            if hasattr(embedding, "on_progress"):  # the encoder reports batches: items/s and ETA
+                from advisor.progress import FeaturizeMeter
+
+                parts = [len(splits.train), len(splits.dev), len(splits.test)]
+                embedding.on_progress = FeaturizeMeter(name, parts, notify, ProgressEvent)
+            embedding.fit(splits.train)
+            features[name] = tuple(
+                embedding.featurize(part) for part in (splits.train, splits.dev, splits.test)
+            )
         seconds = time.perf_counter() - t0
         if name == "static":
             static_norm = float(embedding.mean_norm)
@@ -547,6 +584,9 @@ def _analyse(
         if slice_metrics:
             tracker.log_parent_metrics(slice_metrics)
         timings["difficulty"] = time.perf_counter() - t0
+    from advisor.verdict._resample import log_item_scores
+
+    log_item_scores(tracker, settings.task, splits.test.labels, predictions)  # what the bootstrap resamples
     from advisor.contextuality import log_mix_weights
 
     log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)  # which layers the task used

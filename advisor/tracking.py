@@ -20,6 +20,7 @@ import logging
 import os
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,14 +29,17 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.errors import ConfigError
+from advisor.lifecycle import Heartbeat, Owner, close_stale_runs, is_stale, store_lock
 
 __all__ = [
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
     "AnalysisTracker",
     "client_for",
+    "close_stale_runs",
     "environment_info",
     "find_analyses",
+    "is_stale",
     "load_analysis",
     "resolve_analysis_run",
     "resolve_tracking_uri",
@@ -81,10 +85,21 @@ def _artifact_root(uri: str) -> str | None:
     return None
 
 
+_READY: set[str] = set()
+
+
 def client_for(uri: str | None = None) -> Any:
+    """A client of the store. Its first use in a process holds a file lock: two processes opening a new
+    sqlite database at once would otherwise race through MLflow's schema migrations."""
     from mlflow import MlflowClient
 
-    return MlflowClient(tracking_uri=resolve_tracking_uri(uri))
+    resolved = resolve_tracking_uri(uri)
+    if resolved in _READY:
+        return MlflowClient(tracking_uri=resolved)
+    with store_lock(resolved, "store-setup"):
+        client = MlflowClient(tracking_uri=resolved)
+    _READY.add(resolved)
+    return client
 
 
 def _experiment_id(client: Any, name: str, uri: str, create: bool = True) -> str | None:
@@ -97,7 +112,15 @@ def _experiment_id(client: Any, name: str, uri: str, create: bool = True) -> str
         return None
     root = _artifact_root(uri)
     location = f"{root}/{name}" if root else None
-    return client.create_experiment(name, artifact_location=location)
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return client.create_experiment(name, artifact_location=location)
+    except MlflowException:  # another process created it a moment ago
+        experiment = client.get_experiment_by_name(name)
+        if experiment is None:
+            raise
+        return experiment.experiment_id
 
 
 def environment_info() -> dict[str, str]:
@@ -156,6 +179,7 @@ class AnalysisTracker:
     resumed: bool = False
     _children: dict[tuple[str, int], str] = field(default_factory=dict)
     _finished: set[tuple[str, int, int]] = field(default_factory=set)
+    _heartbeat: Heartbeat | None = None
 
     def __post_init__(self) -> None:
         self.tracking_uri = resolve_tracking_uri(self.tracking_uri)
@@ -167,18 +191,51 @@ class AnalysisTracker:
 
     # -- opening -----------------------------------------------------------------------------------
     def open(
-        self, key: str, run_name: str, params: dict[str, Any], tags: dict[str, str], force: bool = False
+        self,
+        key: str,
+        run_name: str,
+        params: dict[str, Any],
+        tags: dict[str, str],
+        force: bool = False,
+        on_wait: Callable[[str], None] | None = None,
+        poll_seconds: float = 2.0,
     ) -> str:
-        """Find the parent run for ``key`` (resume) or create it; marks it RUNNING either way."""
+        """Find the parent run for ``key`` (resume) or create it; RUNNING, owned by this process.
+
+        Analyses whose owner is gone are closed KILLED first. While a live process runs this same
+        analysis, wait (``on_wait`` is told once), then resume: no cell is computed twice.
+        """
+        waited = False
+        while True:
+            with store_lock(self.tracking_uri, f"analysis-{key}"):
+                busy = self._claim(key, run_name, params, tags, force)
+            if busy is None:
+                break
+            if on_wait is not None and not waited:
+                on_wait(f"waiting: {busy} is running this same analysis; this run resumes when it ends")
+            waited = True
+            time.sleep(poll_seconds)
+        self._heartbeat = Heartbeat(self.client, self.parent_id).start()
+        return self.parent_id
+
+    def _claim(
+        self, key: str, run_name: str, params: dict[str, Any], tags: dict[str, str], force: bool
+    ) -> str | None:
+        """Resume or create the parent (under the analysis lock); the live owner if another has it."""
         from mlflow.entities import Param, RunTag
 
+        close_stale_runs(client=self.client, experiment_ids=[self.experiment_id])
         existing = self.client.search_runs(
             [self.experiment_id],
             filter_string=f"tags.`advisor.key` = '{key}' and tags.`advisor.kind` = 'analysis'",
             order_by=["attributes.start_time DESC"],
             max_results=1,
         )
+        me = Owner.current()
         if existing and not force:
+            owner = Owner.from_tags(existing[0].data.tags)
+            if existing[0].info.status == "RUNNING" and owner is not None and not owner.same(me):
+                return owner.describe()
             self.parent_id = existing[0].info.run_id
             self.resumed = True
             self.client.update_run(self.parent_id, status="RUNNING")
@@ -194,16 +251,21 @@ class AnalysisTracker:
                 tags={**tags, "advisor.kind": "analysis", "advisor.key": key},
             )
             self.parent_id = run.info.run_id
-        # Grid params may grow between resumed runs (more seeds or sizes): log the latest as tags.
-        current = self.client.get_run(self.parent_id).data.params
-        new_params = [Param(k, v) for k, v in _flat(params).items() if k not in current]
-        changed = [
-            RunTag(f"advisor.latest.{k}", v) for k, v in _flat(params).items() if current.get(k, v) != v
-        ]
-        self.client.log_batch(
-            self.parent_id, params=new_params, tags=changed + [RunTag(k, v) for k, v in tags.items()]
-        )
-        return self.parent_id
+        try:
+            # Grid params may grow between resumed runs (more seeds or sizes): log the latest as tags.
+            current = self.client.get_run(self.parent_id).data.params
+            new_params = [Param(k, v) for k, v in _flat(params).items() if k not in current]
+            changed = [
+                RunTag(f"advisor.latest.{k}", v) for k, v in _flat(params).items() if current.get(k, v) != v
+            ]
+            owned = {**tags, **me.tags()}
+            self.client.log_batch(
+                self.parent_id, params=new_params, tags=changed + [RunTag(k, v) for k, v in owned.items()]
+            )
+        except BaseException:  # never leave a parent RUNNING that nobody will close
+            self.client.set_terminated(self.parent_id, status="FAILED")
+            raise
+        return None
 
     def log_parent_params_once(self, params: dict[str, Any]) -> None:
         """Params are immutable in MLflow: log those the parent does not have yet."""
@@ -268,6 +330,8 @@ class AnalysisTracker:
         self.client.log_batch(run_id, metrics=batch)
         self.client.log_batch(run_id, metrics=[Metric("score", float(metrics["score"]), now, size)])
         self._finished.add((embedding, size, seed))
+        if self._heartbeat is not None:
+            self._heartbeat.beat()  # a finished cell proves the owner alive
 
     def log_parent_metrics(self, metrics: dict[str, float], step: int = 0) -> None:
         from mlflow.entities import Metric
@@ -293,6 +357,9 @@ class AnalysisTracker:
 
     def close(self, status: str) -> None:
         """End every run this tracker opened with ``status`` (FINISHED, FAILED or KILLED)."""
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
         for run_id in self._children.values():
             if self.client.get_run(run_id).info.status == "RUNNING":
                 self.client.set_terminated(run_id, status=status)
@@ -427,6 +494,9 @@ def load_analysis(
         if f"analysis/{name}.json" in artifacts
     }
     experiment_name = client.get_experiment(parent.info.experiment_id).name
+    from advisor.verdict._resample import load_item_scores
+
+    item_scores = load_item_scores(client, run_id, artifacts)
     return Analysis(
         task=params.get("task", tags.get("advisor.task", "")),
         primary_metric=params.get("primary_metric", "score"),
@@ -441,4 +511,5 @@ def load_analysis(
         experiment=experiment_name,
         status=parent.info.status,
         layer_tables=layer_tables,
+        item_scores=item_scores,
     )

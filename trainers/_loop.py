@@ -27,7 +27,7 @@ from advisor.errors import ConfigError, InputError
 from advisor.features import TokenFeatures
 from trainers._classifier import make_classifier
 from trainers._config import TrainConfig, TrainResult
-from trainers._evaluate import classification_scores, ner_scores, repair_iob2, strict_f1
+from trainers._evaluate import classification_scores, ner_scores, strict_f1
 from trainers._mix import ScalarMix, layer_norms
 from trainers._tagger import BiLSTMTagger, casing_ids
 
@@ -174,7 +174,7 @@ class _Model:
                 p_gold = probs.gather(2, batch.targets.unsqueeze(2)).squeeze(2).cpu().numpy()
                 for row, item in enumerate(items.tolist()):
                     n = int(split.lengths[item])
-                    predictions[item] = repair_iob2([self.labels[k] for k in paths[row][:n]])
+                    predictions[item] = [self.labels[k] for k in paths[row][:n]]  # raw: scored strictly
                     gold_probs[item] = [float(p) for p in p_gold[row, :n]]
             else:
                 logits = self.net(batch.vectors, batch.mask)

@@ -10,12 +10,14 @@ How a slice is scored (all scores in [0, 1]):
 - NER, ``level="token"``: tag accuracy on the slice's tokens (predicted tag == gold IOB2 tag).
 - NER, ``level="sentence"``: share of the slice's sentences whose whole tag sequence is right.
 
-Uncertainty: a percentile bootstrap that resamples evaluation *sentences* (all units of a drawn
-sentence come along, since entities of one sentence are not independent). Every replicate uses the
-same resample for all metrics, embeddings, sizes and seeds (paired comparisons), and the seeds of an
-(embedding, size) cell are averaged inside each replicate, so the interval covers item sampling with
-training-seed noise averaged out, not seed-to-seed spread. The whole bootstrap is one matrix product
-of a replicate-by-sentence weight matrix with per-sentence sums.
+Uncertainty: the verdict's hierarchical bootstrap (:mod:`advisor.verdict._resample`): each
+replicate draws the seeds with replacement and the evaluation *sentences* with replacement (all
+units of a drawn sentence come along, since entities of one sentence are not independent), the
+same draws for all metrics, embeddings and sizes (paired comparisons), so an interval covers both
+test-item sampling and seed-to-seed spread. ``p_value`` is the bootstrap p-value of "no difference"
+for the difficult-minus-easy rows; the verdict Holm-corrects them over every (metric, pair) it
+reads. The item resampling is one matrix product of a replicate-by-sentence weight matrix with
+per-sentence sums.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from advisor.difficulty._items import item_metrics
 from advisor.difficulty._ner import ner_units, recognised_exactly
 from advisor.difficulty._partition import PartitionRule, partition
 from advisor.errors import ConfigError, InputError
+from advisor.verdict._resample import Resampler, two_sided_p
 
 __all__ = ["FAMILIES", "GAP_COLUMNS", "PAIRS", "SLICES", "gap_analysis", "item_correctness"]
 
@@ -45,6 +48,7 @@ PAIRS: tuple[tuple[str, str], ...] = (
 SLICES: tuple[str, ...] = ("difficult", "easy", "difficult-minus-easy")
 GAP_COLUMNS: list[str] = [
     "metric", "size", "pair", "slice", "n_items", "score_a", "score_b", "gap", "gap_lo", "gap_hi", "n_seeds",
+    "p_value",
 ]  # fmt: skip
 
 PredictionKey = tuple[str, int, int]
@@ -126,29 +130,12 @@ def item_correctness(
     return pd.DataFrame(columns, index=table.index)
 
 
-def _bootstrap_sums(sums: np.ndarray, n_items: int, n_boot: int, seed: int) -> np.ndarray:
-    """Weighted column sums for ``n_boot`` sentence resamples: ``(n_boot, columns)``.
-
-    Replicate r weighs sentence i by how often it was drawn; built in chunks to bound memory.
-    """
-    rng = np.random.default_rng(seed)
-    out = np.empty((n_boot, sums.shape[1]))
-    chunk = max(1, min(n_boot, 2_000_000 // max(n_items, 1)))
-    for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        draws = rng.integers(0, n_items, size=(b, n_items))
-        flat = (draws + np.arange(b)[:, None] * n_items).ravel()
-        weights = np.bincount(flat, minlength=b * n_items).reshape(b, n_items).astype(float)
-        out[start : start + b] = weights @ sums
-    return out
-
-
 def gap_analysis(
     task: str,
     train: Corpus,
     evaluation: Corpus,
     predictions: Mapping[PredictionKey, Sequence[Any]],
-    n_boot: int = 1000,
+    n_boot: int = 2000,
     seed: int = 0,
     *,
     rule: PartitionRule | None = None,
@@ -196,7 +183,8 @@ def gap_analysis(
             np.add.at(block[:, 1:], items[mask], correct[mask])
             blocks.append(block)
     sums = np.concatenate(blocks, axis=1) if blocks else np.zeros((n_sentences, 0))
-    replicates = _bootstrap_sums(sums, n_sentences, n_boot, seed)
+    resampler = Resampler(n_sentences, sorted({d for _, _, d in keys}), n_boot, seed)
+    replicates = resampler.item_totals(sums)
     point = sums.sum(axis=0, keepdims=True)
     width = 1 + n_sets
 
@@ -209,6 +197,15 @@ def gap_analysis(
     groups: dict[tuple[str, int], list[int]] = {}
     for column, (embedding, size, _) in enumerate(keys):
         groups.setdefault((embedding, size), []).append(column)
+    seed_column = {d: j for j, d in enumerate(resampler.seeds)}
+
+    def seed_resampled(boot: np.ndarray, columns: list[int]) -> np.ndarray:
+        """Replicates of the seed-averaged slice score: (n_boot, P) columns -> seeds -> (n_boot,)."""
+        per_seed = np.full((n_boot, len(resampler.seeds)), np.nan)
+        for c in columns:
+            per_seed[:, seed_column[keys[c][2]]] = boot[:, c]
+        return resampler.seed_average(per_seed)
+
     sizes = sorted({size for _, size, _ in keys})
     tail = (1.0 - confidence) / 2.0 * 100.0
     rows: list[dict[str, Any]] = []
@@ -225,8 +222,8 @@ def gap_analysis(
                 for s, slice_name in enumerate(SLICES[:2]):
                     score_a = float(per_slice_point[s][cols_a].mean())
                     score_b = float(per_slice_point[s][cols_b].mean())
-                    boot = per_slice_boot[s][:, cols_a].mean(axis=1) - per_slice_boot[s][:, cols_b].mean(
-                        axis=1
+                    boot = seed_resampled(per_slice_boot[s], cols_a) - seed_resampled(
+                        per_slice_boot[s], cols_b
                     )
                     gaps_boot.append(boot)
                     rows.append(
@@ -268,6 +265,7 @@ def _row(
 ) -> dict[str, Any]:
     finite = boot[~np.isnan(boot)]
     low, high = np.percentile(finite, [tail, 100.0 - tail]) if len(finite) else (np.nan, np.nan)
+    p_value = two_sided_p(boot) if slice_name == SLICES[2] else np.nan
     return {
         "metric": metric,
         "size": size,
@@ -280,4 +278,5 @@ def _row(
         "gap_lo": float(low),
         "gap_hi": float(high),
         "n_seeds": n_seeds,
+        "p_value": p_value,
     }

@@ -6,6 +6,10 @@ of a block share the norm ``|g_b|``; one global factor then sets the mean row no
 ``target_norm`` (by default the mean norm of the static vectors it is compared with), so the
 downstream model sees inputs of the same scale whichever embedding it gets. Never trained.
 
+Seed: ``advisor run`` draws one table per training seed, from the cell seed itself (``seed`` =
+the cell's seed), so the spread over seeds includes the draw of the random table, the variance the
+random baseline is meant to carry; the same seed always gives the same table.
+
 Vocabulary: the exact strings of the training words (case kept, like the tokens the contextual
 encoder reads; pass ``lowercase=True`` to fold case), sorted so rows do not depend on corpus order,
 plus one unknown-word vector at row 0 for every word not seen in training.

@@ -35,10 +35,12 @@ from advisor.verdict._recommend import (
     recommend,
     slice_findings,
 )
+from advisor.verdict._resample import ItemScores, Resampler, holm, item_scores
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
     DEFAULT_CURVES,
     VERDICT_CURVES,
+    analysis_from_item_scores,
     analysis_from_scores,
     make_synthetic_analysis,
 )
@@ -56,11 +58,14 @@ __all__ = [
     "CurveModel",
     "DataEfficiency",
     "Extrapolation",
+    "ItemScores",
     "LearningCurveFit",
     "Recommendation",
+    "Resampler",
     "ScoreGap",
     "SliceFinding",
     "Thresholds",
+    "analysis_from_item_scores",
     "analysis_from_scores",
     "compare_costs",
     "curve_summary",
@@ -68,6 +73,8 @@ __all__ = [
     "extrapolate",
     "fit_curve_points",
     "fit_learning_curve",
+    "holm",
+    "item_scores",
     "make_synthetic_analysis",
     "matching_size",
     "recommend",

@@ -1,7 +1,10 @@
-"""Score gaps at full data and the data-efficiency ratio, with intervals over seeds.
+"""Score gaps at full data and the data-efficiency ratio, with their intervals.
 
-Seeds are the unit of replication: each seed is one training run (subset draw + initialisation), so
-every interval here is over seeds, never over evaluation items (that is the difficulty module's job).
+When the run logged per-item test scores (every run since the hierarchical model; see
+:mod:`advisor.verdict._resample`) the intervals come from the paired hierarchical bootstrap over
+seeds *and* test sentences, and each gap carries P(gap > acceptable loss) from the same replicates.
+Analyses without per-item scores (older runs, synthetic curves) fall back to intervals over seeds
+only (paired t / seed bootstrap), and say so in ``method``.
 """
 
 from __future__ import annotations
@@ -12,20 +15,31 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtrit  # Student-t quantile; scipy.stats costs seconds to import
+from scipy.special import stdtr, stdtrit  # Student-t CDF / quantile; scipy.stats costs seconds to import
 
 from advisor.analysis import Analysis
+from advisor.verdict._resample import (
+    CellReplicates,
+    Resampler,
+    cell_replicates,
+    percentile_interval,
+    share_above,
+)
 
 __all__ = [
+    "HIERARCHICAL",
     "PAIRS",
     "DataEfficiency",
     "ScoreGap",
+    "analysis_replicates",
     "curve_summary",
     "data_efficiency",
     "matching_size",
     "score_gap",
     "score_gaps",
 ]
+
+HIERARCHICAL = "hierarchical bootstrap over seeds and test sentences (paired)"
 
 #: (better-or-costlier, cheaper) pairs in the order the verdict reads them.
 PAIRS: tuple[tuple[str, str], ...] = (
@@ -88,10 +102,14 @@ class ScoreGap:
     lo: float
     hi: float
     n_seeds: int
-    method: str  # "paired t-interval over seeds" | "Welch t-interval over seeds" | "single seed: no interval"
+    method: str  # HIERARCHICAL | "paired t-interval over seeds" | "Welch t-interval over seeds" | "single seed: no interval"
     confidence: float
     score_a: float
     score_b: float
+    loss: float = math.nan  # the acceptable loss the probability refers to
+    prob_above: float = math.nan  # P(gap > loss), from the same replicates as the interval
+    sd_items: float = math.nan  # bootstrap sd of the gap from test-item sampling alone
+    sd_seeds: float = math.nan  # bootstrap (or t) sd of the gap from seed sampling, at n_seeds
 
     @property
     def pair(self) -> str:
@@ -101,12 +119,97 @@ class ScoreGap:
     def has_interval(self) -> bool:
         return math.isfinite(self.lo) and math.isfinite(self.hi)
 
+    @property
+    def half_width(self) -> float:
+        return (self.hi - self.lo) / 2 if self.has_interval else math.nan
+
+    def projected_half_width(self, more_seeds: int) -> float:
+        """About how wide (±) the interval would be with ``more_seeds`` more seeds, same test set."""
+        n = self.n_seeds
+        if n < 1 or not math.isfinite(self.sd_seeds):
+            return math.nan
+        z = float(stdtrit(10**6, 0.5 + self.confidence / 2))
+        if self.method == HIERARCHICAL:
+            items = self.sd_items if math.isfinite(self.sd_items) else 0.0
+            return z * math.sqrt(items**2 + self.sd_seeds**2 * n / (n + more_seeds))
+        spread = self.sd_seeds * math.sqrt(n)  # sd of per-seed gaps
+        return (
+            float(stdtrit(n + more_seeds - 1, 0.5 + self.confidence / 2)) * spread / math.sqrt(n + more_seeds)
+        )
+
+    def resolution_text(self, more_seeds: int = 2) -> str:
+        """What would narrow the interval: more seeds, or (when items dominate) a larger test set."""
+        now = self.half_width
+        projected = self.projected_half_width(more_seeds)
+        if not (math.isfinite(now) and math.isfinite(projected)):
+            return "more seeds (at least 2 per embedding) would give an interval"
+        text = (
+            f"{more_seeds} more seeds would narrow the interval to about ±{100 * projected:.1f} pts "
+            f"(now ±{100 * now:.1f} pts)"
+        )
+        if self.method == HIERARCHICAL and math.isfinite(self.sd_items):
+            floor = float(stdtrit(10**6, 0.5 + self.confidence / 2)) * self.sd_items
+            text += (
+                f"; test-set sampling alone keeps it at ±{100 * floor:.1f} pts, so beyond that only a larger "
+                "evaluation set narrows it"
+            )
+        return text
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"pair": self.pair}
 
 
+def analysis_replicates(
+    analysis: Analysis, n_boot: int = 2000, random_state: int = 0
+) -> CellReplicates | None:
+    """The hierarchical replicates of every cell, or None when the run logged no per-item scores."""
+    scores = getattr(analysis, "item_scores", None)
+    if scores is None or not len(scores.keys) or n_boot < 1:
+        return None
+    return cell_replicates(scores, Resampler(scores.n_items, scores.seeds, n_boot, random_state))
+
+
+def _hierarchical_gap(
+    reps: CellReplicates,
+    a: str,
+    b: str,
+    size: int,
+    confidence: float,
+    loss: float,
+    means: tuple[float, float],
+) -> ScoreGap:
+    """Gap a - b at ``size`` from the replicates: percentile interval, P(gap > loss), variance parts."""
+    per_seed = reps.replicates[(a, size)] - reps.replicates[(b, size)]
+    boot = reps.resampler.seed_average(per_seed)
+    lo, hi = percentile_interval(boot, confidence)
+    sd_items, sd_seeds = reps.resampler.components(per_seed)
+    shared = np.isfinite(reps.point[(a, size)]) & np.isfinite(reps.point[(b, size)])
+    score_a, score_b = means
+    return ScoreGap(
+        a, b, int(size), score_a - score_b, lo, hi, int(shared.sum()), HIERARCHICAL, confidence,
+        score_a, score_b, loss, share_above(boot, loss) if math.isfinite(loss) else math.nan,
+        sd_items, sd_seeds,
+    )  # fmt: skip
+
+
+def _t_probability(gap: float, se: float, dof: float, loss: float) -> float:
+    """P(gap > loss) under the t-interval's own model (the fallback without per-item scores)."""
+    if not (math.isfinite(loss) and math.isfinite(se)):
+        return math.nan
+    if se == 0 or dof <= 0:
+        return float(gap > loss)
+    return float(1.0 - stdtr(dof, (loss - gap) / se))
+
+
 def score_gap(
-    analysis: Analysis, a: str, b: str, size: int | None = None, confidence: float = 0.95
+    analysis: Analysis,
+    a: str,
+    b: str,
+    size: int | None = None,
+    confidence: float = 0.95,
+    *,
+    loss: float = math.nan,
+    replicates: CellReplicates | None = None,
 ) -> ScoreGap:
     """Gap ``score(a) - score(b)`` at ``size`` (default: the largest size both embeddings reached).
 
@@ -124,15 +227,20 @@ def score_gap(
     ra, rb = ma.loc[size].dropna(), mb.loc[size].dropna()
     shared = sorted(set(ra.index) & set(rb.index))
     score_a, score_b = float(ra.mean()), float(rb.mean())
+    if replicates is not None and {(a, size), (b, size)} <= set(replicates.replicates):
+        return _hierarchical_gap(replicates, a, b, int(size), confidence, loss, (score_a, score_b))
+    se, dof = math.nan, 0.0
     if len(shared) >= 2:
         diffs = ra.loc[shared].to_numpy() - rb.loc[shared].to_numpy()
         gap, lo, hi = _t_interval(diffs, confidence)
         gap = score_a - score_b  # the point estimate uses every seed; the interval the paired ones
+        se, dof = float(diffs.std(ddof=1)) / math.sqrt(len(diffs)), len(diffs) - 1.0
         method, n = "paired t-interval over seeds", len(shared)
     elif len(ra) >= 2 and len(rb) >= 2:
         gap = score_a - score_b
         va, vb = ra.var(ddof=1) / len(ra), rb.var(ddof=1) / len(rb)
         se = math.sqrt(va + vb)
+        dof = 1.0
         if se == 0:
             lo = hi = gap
         else:
@@ -143,13 +251,26 @@ def score_gap(
     else:
         gap, lo, hi = score_a - score_b, math.nan, math.nan
         method, n = "single seed: no interval", min(len(ra), len(rb))
-    return ScoreGap(a, b, int(size), gap, lo, hi, n, method, confidence, score_a, score_b)
+    return ScoreGap(
+        a, b, int(size), gap, lo, hi, n, method, confidence, score_a, score_b, loss,
+        _t_probability(gap, se, dof, loss), math.nan, se,
+    )  # fmt: skip
 
 
-def score_gaps(analysis: Analysis, confidence: float = 0.95) -> list[ScoreGap]:
+def score_gaps(
+    analysis: Analysis,
+    confidence: float = 0.95,
+    *,
+    loss: float = math.nan,
+    replicates: CellReplicates | None = None,
+) -> list[ScoreGap]:
     """Full-data gaps for every pair in :data:`PAIRS` whose embeddings are both present."""
     present = set(analysis.embedding_names)
-    return [score_gap(analysis, a, b, confidence=confidence) for a, b in PAIRS if {a, b} <= present]
+    return [
+        score_gap(analysis, a, b, confidence=confidence, loss=loss, replicates=replicates)
+        for a, b in PAIRS
+        if {a, b} <= present
+    ]
 
 
 def matching_size(sizes: np.ndarray, curve: np.ndarray, target: float) -> tuple[float, str]:
@@ -270,8 +391,15 @@ def data_efficiency(
     n_boot: int = 2000,
     confidence: float = 0.95,
     random_state: int = 0,
+    *,
+    replicates: CellReplicates | None = None,
 ) -> DataEfficiency:
-    """Smallest share of training data at which ``embedding`` matches ``baseline`` at full data."""
+    """Smallest share of training data at which ``embedding`` matches ``baseline`` at full data.
+
+    With ``replicates`` (per-item scores logged) the interval is the hierarchical bootstrap's: each
+    replicate re-averages the curves over the drawn seeds under the drawn test sentences (the same
+    draws for every size and for the baseline), else a percentile bootstrap over seeds only.
+    """
     m_emb, m_base = analysis.score_matrix(embedding), analysis.score_matrix(baseline)
     full = analysis.full_size
     if m_emb.empty or m_base.empty or full not in m_base.index:
@@ -286,6 +414,22 @@ def data_efficiency(
     ratio = full / size_needed if math.isfinite(size_needed) else 0.0
     if len(sizes) < 2:
         status = "undetermined" if status != "never" else status
+
+    groups = [(embedding, int(size)) for size in sizes] + [(baseline, full)]
+    if replicates is not None and all(g in replicates.replicates for g in groups):
+        curves = np.stack([replicates.seed_mean(embedding, int(size)) for size in sizes], axis=1)
+        targets = replicates.seed_mean(baseline, full)
+        ok = np.isfinite(targets)
+        boot_sizes, statuses = _matching_sizes(sizes, curves[ok], targets[ok])
+        ratios = np.where(np.isfinite(boot_sizes), full / boot_sizes, 0.0)
+        lo, hi = percentile_interval(ratios, confidence)
+        return DataEfficiency(
+            embedding=embedding, baseline=baseline, target=target, full_size=full, size_needed=size_needed,
+            status=status, ratio=ratio, ratio_lo=lo, ratio_hi=hi,
+            share_never=float(np.mean(statuses == "never")), share_bound=float(np.mean(statuses == "bound")),
+            sizes=[int(s) for s in sizes], curve=[float(c) for c in curve], n_boot=len(ratios),
+            confidence=confidence, method=HIERARCHICAL,
+        )  # fmt: skip
 
     # Bootstrap over seeds; seeds run by both embeddings are resampled jointly (paired design).
     rng = np.random.default_rng(random_state)

@@ -1,9 +1,12 @@
 """The verdict: one function that the CLI, the report and the app all call.
 
-The decision reads the full-data score gaps with their intervals over seeds against the score loss
-the user accepts, then asks whether labelling more data would let a cheap embedding catch up within
-the user's budget. It never says more than the intervals allow: when an interval straddles the
-acceptable loss the verdict is "inconclusive", whatever the point estimates suggest.
+The decision reads the full-data score gaps with their intervals (the hierarchical bootstrap over
+seeds and test sentences of :mod:`advisor.verdict._resample`) against the score loss the user
+accepts, then asks whether labelling more data would let a cheap embedding catch up within the
+user's budget. It never says more than the intervals allow: when an interval straddles the
+acceptable loss the verdict is "inconclusive", whatever the point estimates suggest, but it states
+P(gap > acceptable loss) from the same replicates (which way it leans) and what would resolve it.
+Difficulty-slice claims are Holm-corrected over every (metric, pair) tested.
 """
 
 from __future__ import annotations
@@ -18,8 +21,16 @@ from advisor.analysis import Analysis
 from advisor.contextuality._describe import layer_caveats, layer_reasons
 from advisor.errors import ConfigError
 from advisor.verdict._cost import CostComparison, compare_costs
-from advisor.verdict._efficiency import DataEfficiency, ScoreGap, data_efficiency, score_gaps
+from advisor.verdict._efficiency import (
+    HIERARCHICAL,
+    DataEfficiency,
+    ScoreGap,
+    analysis_replicates,
+    data_efficiency,
+    score_gaps,
+)
 from advisor.verdict._fit import Extrapolation, LearningCurveFit, extrapolate, fit_learning_curve
+from advisor.verdict._resample import holm
 
 __all__ = [
     "VERDICTS",
@@ -129,6 +140,8 @@ class SliceFinding:
     n_difficult: int
     n_easy: int
     carried_by: str  # "difficult" | "easy" | "unclear"
+    p_value: float = math.nan  # bootstrap p of "no difference"
+    p_holm: float = math.nan  # Holm-adjusted over every finding of the family
 
     def describe(self) -> str:
         a, b = self.pair.split("-", 1)
@@ -137,6 +150,8 @@ class SliceFinding:
             f"{_pts(self.gap_easy)} on {self.n_easy} easy items"
         )
         ci = f"difference {_pts(self.difference)}, CI {_pts(self.lo)} to {_pts(self.hi)}"
+        if math.isfinite(self.p_holm):
+            ci += f", Holm-adjusted p {self.p_holm:.3f}"
         if self.carried_by == "difficult":
             return f"{self.metric}: the gap is carried by difficult items ({gaps}; {ci})."
         if self.carried_by == "easy":
@@ -150,9 +165,16 @@ def _number(value: Any) -> float:
 
 
 def slice_findings(
-    slices: pd.DataFrame | None, pairs: tuple[str, ...] = ("contextual-static", "contextual-random")
+    slices: pd.DataFrame | None,
+    pairs: tuple[str, ...] = ("contextual-static", "contextual-random"),
+    confidence: float = 0.95,
 ) -> list[SliceFinding]:
-    """Read the difficulty gap table at its largest size: which slices carry each pair's gap."""
+    """Read the difficulty gap table at its largest size: which slices carry each pair's gap.
+
+    Every (metric, pair) is one test of "the gap is the same on difficult and easy items"; a slice
+    carries the gap only when its Holm-adjusted bootstrap p-value is below 1 - ``confidence``.
+    Tables without p-values (older runs) fall back to the uncorrected interval.
+    """
     if slices is None or slices.empty:
         return []
     findings: list[SliceFinding] = []
@@ -169,6 +191,7 @@ def slice_findings(
             easy = by_slice.loc["easy"] if "easy" in by_slice.index else None
             lo, hi = _number(diff["gap_lo"]), _number(diff["gap_hi"])
             carried = "difficult" if lo > 0 else "easy" if hi < 0 else "unclear"
+            p_value = _number(diff["p_value"]) if "p_value" in diff.index else math.nan
             findings.append(
                 SliceFinding(
                     metric=str(metric),
@@ -182,7 +205,16 @@ def slice_findings(
                     n_difficult=int(hard["n_items"]) if hard is not None else 0,
                     n_easy=int(easy["n_items"]) if easy is not None else 0,
                     carried_by=carried,
+                    p_value=p_value,
                 )
+            )
+    adjusted = holm([f.p_value for f in findings])
+    for finding, p_holm in zip(findings, adjusted, strict=True):
+        finding.p_holm = p_holm
+        if math.isfinite(p_holm):
+            significant = p_holm < 1 - confidence
+            finding.carried_by = (
+                "unclear" if not significant else "difficult" if finding.difference > 0 else "easy"
             )
     return findings
 
@@ -291,13 +323,80 @@ def _at_most(subject: str, upper: float, confidence: float) -> str:
 
 
 def _gap_text(gap: ScoreGap) -> str:
-    ci = f" ({gap.confidence:.0%} CI {_pts(gap.lo)} to {_pts(gap.hi)}, {gap.method}, n={gap.n_seeds})"
+    ci = f" ({gap.confidence:.0%} CI {_pts(gap.lo)} to {_pts(gap.hi)}, {gap.method}, n={gap.n_seeds} seeds)"
     if not gap.has_interval:
         ci = f" (no interval: {gap.method})"
     return (
         f"At {gap.size} training items (the largest size judged) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
-        f"gap {_pts(gap.gap)}{ci}."
+        f"gap {_pts(gap.gap)}{ci}{_prob_text(gap)}."
     )
+
+
+def _prob_text(gap: ScoreGap) -> str:
+    """ "; P(contextual - static > 1.0 pts) = 97 %" from the same resampling as the interval."""
+    if not math.isfinite(gap.prob_above):
+        return ""
+    return f"; P({gap.a} − {gap.b} > {_mag(gap.loss)}) = {_percent(gap.prob_above)}"
+
+
+def _percent(p: float) -> str:
+    """Probabilities near 0 or 1 are not printed as certainties the bootstrap cannot resolve."""
+    if p > 0.999:
+        return "> 99.9 %"
+    if p < 0.001:
+        return "< 0.1 %"
+    return f"{100 * p:.0f} %" if 0.01 <= p <= 0.99 else f"{100 * p:.1f} %"
+
+
+def _lean(gap: ScoreGap) -> str:
+    """Which way an inconclusive comparison leans, in words."""
+    p = gap.prob_above
+    if not math.isfinite(p):
+        return ""
+    if p >= 0.8:
+        side = f"leans towards {gap.a}"
+    elif p <= 0.2:
+        side = f"leans towards {gap.b} being enough"
+    else:
+        side = "leans neither way"
+    return f"{side}: P({gap.a}'s advantage > {_mag(gap.loss)}) = {_percent(p)}"
+
+
+def _resolve(gap: ScoreGap, more_seeds: int = 2) -> str:
+    """What would make an inconclusive comparison decide, from the interval's variance parts."""
+    text = "What would resolve it: " + gap.resolution_text(more_seeds)
+    distance = abs(gap.gap - gap.loss) if math.isfinite(gap.loss) else math.nan
+    if gap.method != HIERARCHICAL or not (math.isfinite(distance) and math.isfinite(gap.sd_seeds)):
+        return text
+    z = _z(gap.confidence)
+    room = (distance / z) ** 2 - (gap.sd_items if math.isfinite(gap.sd_items) else 0.0) ** 2
+    if distance <= 0 or room <= 0:
+        return text + (
+            "; if the estimate holds, no number of seeds decides it with this test set (the gap sits within "
+            "test-set noise of the acceptable loss)"
+        )
+    needed = math.ceil(gap.sd_seeds**2 * gap.n_seeds / room) if gap.sd_seeds > 0 else gap.n_seeds
+    if needed > gap.n_seeds:
+        text += f"; if the estimate holds, about {needed} seeds in all ({needed - gap.n_seeds} more) would decide it"
+    return text
+
+
+def _z(confidence: float) -> float:
+    from scipy.special import ndtri
+
+    return float(ndtri(0.5 + confidence / 2))
+
+
+def _method_text(gaps: list[ScoreGap], analysis: Analysis, n_boot: int) -> str:
+    """One line saying which uncertainty model the intervals come from."""
+    if gaps and gaps[0].method == HIERARCHICAL:
+        n_items = analysis.item_scores.n_items if analysis.item_scores is not None else 0
+        unit = "test sentences" if analysis.task == "ner" else "test items"
+        return (
+            f"Intervals: hierarchical bootstrap ({n_boot:,} replicates) resampling the seeds and, within them, "
+            f"the {n_items:,} {unit}, paired across embeddings; probabilities are shares of the same replicates."
+        )
+    return "Intervals: over seeds only (this run logged no per-item test scores), so test-set sampling is not included."
 
 
 def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recommendation:
@@ -323,7 +422,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     )
     if len(analysis.curves):
         rec.costs = compare_costs(analysis)
-    rec.slices = slice_findings(analysis.slices)
+    rec.slices = slice_findings(analysis.slices, confidence=t.confidence)
 
     # Evidence gates: without these, any verdict would be stronger than the data.
     problems: list[str] = []
@@ -350,13 +449,16 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         rec.reasons = [p[0].upper() + p[1:] + "." for p in problems]
         return rec
 
-    rec.gaps = score_gaps(analysis, confidence=t.confidence)
-    gaps = {g.pair: g for g in rec.gaps}
     loss = t.acceptable_loss
+    replicates = analysis_replicates(analysis, t.n_boot)
+    rec.gaps = score_gaps(analysis, confidence=t.confidence, loss=loss, replicates=replicates)
+    gaps = {g.pair: g for g in rec.gaps}
     for b in ("static", "random"):
         if b in names:
             rec.efficiency.append(
-                data_efficiency(analysis, "contextual", b, n_boot=t.n_boot, confidence=t.confidence)
+                data_efficiency(
+                    analysis, "contextual", b, n_boot=t.n_boot, confidence=t.confidence, replicates=replicates
+                )
             )
     # Contextual is weighed against the best cheap embedding (normally static; random if it did better).
     cs = min((g for g in rec.gaps if g.a == "contextual"), key=lambda g: g.gap)
@@ -380,7 +482,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
                 )
             )
 
-    reasons = [_gap_text(g) for g in rec.gaps]
+    reasons = [_gap_text(g) for g in rec.gaps] + [_method_text(rec.gaps, analysis, t.n_boot)]
     reasons.append(
         f"You accept losing up to {_mag(loss)}: a cheaper embedding is enough only if the upper end of "
         "every interval of its gap to a costlier one stays within that."
@@ -397,20 +499,22 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         worst = max(g.hi for g in rec.gaps if g.b == "random")
         rec.headline = (
             f"Random embeddings are enough: {_at_most('costlier embeddings score', worst, t.confidence)}, "
-            f"within the {_mag(loss)} you accept to lose."
+            f"within the {_mag(loss)} you accept to lose"
+            f"{_prob_text(max((g for g in rec.gaps if g.b == 'random'), key=lambda g: g.hi))}."
         )
     elif "static" in names and enough("static"):
         rec.verdict = STATIC_ENOUGH
         g = gaps["contextual-static"]
         rec.headline = (
             f"Static embeddings are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
-            f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose."
+            f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose{_prob_text(g)}."
         )
     elif cs.has_interval and cs.lo > loss:
         rec.verdict = USE_CONTEXTUAL
         rec.headline = (
             f"Use contextual embeddings: they beat {best_cheap} by {_pts(cs.gap)} "
-            f"({t.confidence:.0%} CI {_pts(cs.lo)} to {_pts(cs.hi)}), more than the {_mag(loss)} you accept to lose."
+            f"({t.confidence:.0%} CI {_pts(cs.lo)} to {_pts(cs.hi)}), more than the {_mag(loss)} you accept to lose"
+            f"{_prob_text(cs)}."
         )
         budget = t.labelling_budget(full)
         catch_up = [
@@ -443,7 +547,8 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
                 f"the {t.confidence:.0%} interval of contextual's advantage over {best_cheap} "
                 f"({_pts(cs.lo)} to {_pts(cs.hi)}) straddles the {_mag(loss)} you accept to lose"
             )
-        rec.headline = f"Inconclusive: {why}; more seeds (or a larger evaluation set) would narrow it."
+        lean = _lean(cs)
+        rec.headline = f"Inconclusive: {why}" + (f"; it {lean}" if lean else "") + f". {_resolve(cs)}."
 
     if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
         # The run stopped early: the cheap embedding still has unused training data to catch up with.

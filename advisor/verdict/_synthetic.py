@@ -15,11 +15,13 @@ import numpy as np
 import pandas as pd
 
 from advisor.analysis import EMBEDDING_ORDER, Analysis
+from advisor.verdict._resample import ItemScores
 
 __all__ = [
     "DEFAULT_COSTS",
     "DEFAULT_CURVES",
     "VERDICT_CURVES",
+    "analysis_from_item_scores",
     "analysis_from_scores",
     "make_synthetic_analysis",
 ]
@@ -190,6 +192,20 @@ def analysis_from_scores(
         experiment="synthetic",
         status=status,
     )
+
+
+def analysis_from_item_scores(item_scores: ItemScores, **kwargs: object) -> Analysis:
+    """An :class:`Analysis` whose curves are exactly the scores of per-item counts (``item_scores``
+    attached), so the verdict takes its hierarchical path; ``kwargs`` go to :func:`analysis_from_scores`."""
+    curves: dict[str, dict[int, list[float]]] = {}
+    seeds = item_scores.seeds
+    for embedding, size, seed in item_scores.keys:
+        row = curves.setdefault(embedding, {}).setdefault(size, [float("nan")] * len(seeds))
+        row[seeds.index(seed)] = item_scores.score((embedding, size, seed))
+    task = "ner" if item_scores.measure == "f1" else "classify"
+    analysis = analysis_from_scores(curves, task=task, seeds=seeds, **kwargs)  # type: ignore[arg-type]
+    analysis.item_scores = item_scores
+    return analysis
 
 
 def make_synthetic_analysis(

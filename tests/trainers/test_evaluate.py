@@ -62,3 +62,13 @@ def test_classification_scores() -> None:
 )
 def test_repair_iob2(tags: list[str], expected: list[str]) -> None:
     assert repair_iob2(tags) == expected
+
+
+def test_headline_f1_is_strict_on_raw_predictions_and_repaired_f1_sits_beside_it() -> None:
+    gold = [["B-PER", "I-PER", "O", "B-LOC"]]
+    pred = [["B-PER", "I-PER", "O", "I-LOC"]]  # a softmax tagger's stray I-LOC
+    scores = ner_scores(gold, pred)
+    assert scores["f1"] == pytest.approx(2 / 3)  # strict: the stray I-LOC is no entity
+    assert scores["repaired_f1"] == pytest.approx(1.0)  # repaired to B-LOC it is a hit
+    valid = ner_scores(gold, [["B-PER", "I-PER", "O", "O"]])
+    assert valid["repaired_f1"] == valid["f1"]

@@ -1,0 +1,111 @@
+"""The hierarchical bootstrap: per-item counts reproduce the logged scores, a planted effect is covered
+at the nominal rate where a seeds-only interval is not, Holm, and the verdict's probability lines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.verdict import (
+    ItemScores,
+    Thresholds,
+    analysis_from_item_scores,
+    holm,
+    item_scores,
+    recommend,
+    score_gaps,
+)
+from advisor.verdict._efficiency import HIERARCHICAL, _t_interval, analysis_replicates
+from advisor.verdict._resample import Resampler, cell_replicates, percentile_interval
+from trainers import ner_scores
+
+TRUE_GAP_TYPES = {"both": 0.6, "neither": 0.2, "a_only": 0.15, "b_only": 0.05}
+
+
+def _simulate(rng: np.random.Generator, n_items: int, n_seeds: int, flip: float) -> ItemScores:
+    """Planted effect: each test item is one of four types (right for both / neither / only a / only b);
+    each seed flips an item's outcome with probability ``flip`` (training noise)."""
+    kinds = rng.choice(4, size=n_items, p=list(TRUE_GAP_TYPES.values()))
+    right_a = np.isin(kinds, (0, 2))
+    right_b = np.isin(kinds, (0, 3))
+    keys, counts = [], []
+    for name, right in (("contextual", right_a), ("static", right_b)):
+        for seed in range(n_seeds):
+            flipped = rng.random(n_items) < flip
+            correct = np.where(flipped, ~right, right).astype(np.int32)
+            keys.append((name, 100, seed))
+            counts.append(np.stack([correct, np.ones(n_items, np.int32)], axis=1))
+    return ItemScores("accuracy", keys, np.stack(counts))
+
+
+def test_hierarchical_interval_covers_a_planted_gap_and_seeds_only_does_not() -> None:
+    flip = 0.02
+    true_gap = (TRUE_GAP_TYPES["a_only"] - TRUE_GAP_TYPES["b_only"]) * (1 - 2 * flip)
+    rng = np.random.default_rng(12345)
+    covered = {"hierarchical": 0, "seeds only": 0}
+    repetitions = 200
+    for repetition in range(repetitions):
+        scores = _simulate(rng, n_items=120, n_seeds=3, flip=flip)
+        replicates = cell_replicates(scores, Resampler(scores.n_items, scores.seeds, 400, repetition))
+        boot = replicates.seed_mean("contextual", 100) - replicates.seed_mean("static", 100)
+        lo, hi = percentile_interval(boot, 0.95)
+        per_seed = replicates.point[("contextual", 100)] - replicates.point[("static", 100)]
+        _, t_lo, t_hi = _t_interval(per_seed, 0.95)
+        if repetition == 0:  # the verdict's own path gives the same interval
+            analysis = analysis_from_item_scores(scores)
+            gaps = score_gaps(analysis, replicates=analysis_replicates(analysis, 400, repetition))
+            assert gaps[0].method == HIERARCHICAL and (gaps[0].lo, gaps[0].hi) == pytest.approx((lo, hi))
+            assert score_gaps(analysis)[0].lo == pytest.approx(t_lo)  # without replicates: seeds only
+        covered["hierarchical"] += lo <= true_gap <= hi
+        covered["seeds only"] += t_lo <= true_gap <= t_hi
+    assert covered["hierarchical"] / repetitions >= 0.90, covered
+    assert covered["seeds only"] / repetitions < 0.85, covered  # blind to test-set sampling
+
+
+def test_item_counts_reproduce_seqeval_strict_f1_on_raw_predictions() -> None:
+    rng = np.random.default_rng(0)
+    tags = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    gold = [list(rng.choice(tags, size=int(rng.integers(1, 9)))) for _ in range(60)]
+    gold = [
+        ["B-PER" if t.startswith("I-") and (i == 0 or s[i - 1] == "O") else t for i, t in enumerate(s)]
+        for s in gold
+    ]
+    predicted = [list(rng.choice(tags, size=len(s))) for s in gold]  # stray I- tags included
+    scores = item_scores("ner", gold, {("static", 10, 0): predicted, ("contextual", 10, 0): gold})
+    assert scores.measure == "f1" and scores.counts.shape == (2, 60, 3)
+    assert scores.score(("static", 10, 0)) == pytest.approx(ner_scores(gold, predicted)["f1"])
+    assert scores.score(("contextual", 10, 0)) == pytest.approx(1.0)
+
+
+def test_item_scores_round_trip(tmp_path) -> None:
+    scores = item_scores("classify", ["a", "b", "a"], {("random", 3, 1): ["a", "a", "a"]})
+    again = ItemScores.load(scores.save(tmp_path / "s.npz"))
+    assert again.keys == [("random", 3, 1)] and again.score(("random", 3, 1)) == pytest.approx(2 / 3)
+
+
+def test_holm_adjusts_step_down_and_ignores_nan() -> None:
+    adjusted = holm([0.01, 0.04, float("nan"), 0.03])
+    assert adjusted[0] == pytest.approx(0.03)  # 3 x 0.01
+    assert adjusted[3] == pytest.approx(0.06)  # 2 x 0.03
+    assert adjusted[1] == pytest.approx(0.06)  # max(1 x 0.04, previous)
+    assert np.isnan(adjusted[2])
+
+
+def test_inconclusive_verdict_says_which_way_it_leans_and_what_would_resolve_it() -> None:
+    rng = np.random.default_rng(7)
+    n = 150
+    keys, counts = [], []
+    for name, p in (("static", 0.70), ("contextual", 0.72)):
+        for size in (50, 100):
+            for seed in range(3):
+                correct = (rng.random(n) < p).astype(np.int32)
+                keys.append((name, size, seed))
+                counts.append(np.stack([correct, np.ones(n, np.int32)], axis=1))
+    analysis = analysis_from_item_scores(ItemScores("accuracy", keys, np.stack(counts)))
+    rec = recommend(analysis, Thresholds(n_boot=500))
+    gap = rec.gap("contextual-static")
+    assert gap is not None and gap.method == HIERARCHICAL and 0 < gap.prob_above < 1
+    assert rec.verdict == "inconclusive"
+    assert "P(contextual's advantage > 1.0 pts)" in rec.headline
+    assert "more seeds would narrow the interval to about ±" in rec.headline
+    assert any("hierarchical bootstrap" in r for r in rec.reasons)
