@@ -210,7 +210,14 @@ StaticOpt = Annotated[
     str | None,
     typer.Option("--static", help="GloVe/word2vec/fastText text file (default: packaged GloVe 6B 50d)"),
 ]
-LayerOpt = Annotated[str, typer.Option("--layer", help="encoder layer: last, an index, or mean-last-K")]
+LayerOpt = Annotated[
+    str,
+    typer.Option(
+        "--layer",
+        help="how the encoder's layers are read: mix (learned scalar mix of all layers, default), "
+        "last, an index (0 = input embeddings), or mean-last-K",
+    ),
+]
 PoolingOpt = Annotated[str, typer.Option("--pooling", help="sub-word pooling: first or mean")]
 UriOpt = Annotated[
     str | None,
@@ -249,7 +256,7 @@ def run(
     profile: ProfileOpt = "default",
     contextual: ContextualOpt = None,
     static: StaticOpt = None,
-    layer: LayerOpt = "last",
+    layer: LayerOpt = "mix",
     pooling: PoolingOpt = "first",
     tracking_uri: UriOpt = None,
     experiment: ExperimentOpt = "advisor",
