@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -53,12 +55,21 @@ def _parse_tags(values: list[str]) -> dict[str, str]:
 
 
 class _Display:
-    """A Rich progress bar with ETA on a terminal; plain lines otherwise (logs, CI, the app's subprocess)."""
+    """Progress by stage: a Rich bar with ETA on a terminal, plain lines otherwise (logs, CI, the app).
+
+    The words come from :func:`advisor.progress.describe`, as in the app; with ``ADVISOR_PROGRESS_FILE``
+    set (the app sets it) the latest event is also kept in that file for the app to poll.
+    """
 
     def __init__(self) -> None:
+        from advisor.progress import PROGRESS_FILE_ENV, ProgressFile
+
         self.live = console.is_terminal
         self.progress: Progress | None = None
         self.task_id: Any = None
+        target = os.environ.get(PROGRESS_FILE_ENV)
+        self.file = ProgressFile(target) if target else None
+        self._last_plain = 0.0
 
     def __enter__(self) -> _Display:
         if self.live:
@@ -66,14 +77,14 @@ class _Display:
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("cells"),
+                TextColumn("{task.fields[unit]}"),
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
                 console=console,
             )
             self.progress.__enter__()
-            self.task_id = self.progress.add_task("starting", total=None)
+            self.task_id = self.progress.add_task("reading the data", total=None, unit="")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -81,26 +92,36 @@ class _Display:
             self.progress.__exit__(*exc)
 
     def __call__(self, event: ProgressEvent) -> None:
-        if event.stage == "plan":
-            text = f"grid: {event.total} cells, {event.done} already finished, {event.message}"
-        elif event.stage == "cell" and event.cell is not None:
-            c = event.cell
-            text = f"[{event.done}/{event.total}] {c.embedding:<10} size {c.size:>6} seed {c.seed}: score {event.score:.4f} ({event.seconds:.1f}s)"
-        else:
-            text = event.message or event.stage
+        from advisor.progress import STAGES, describe
+
+        if self.file is not None:
+            self.file(event)
+        text = describe(event)
         if self.progress is None:
+            now = time.monotonic()
+            if event.stage == "featurize" and event.done < event.total and now - self._last_plain < 10:
+                return  # plain logs: a featurize line every 10 s, not every batch
+            self._last_plain = now
             print(text, flush=True)
             return
-        if event.stage == "plan":
-            self.progress.update(
-                self.task_id, total=event.total, completed=event.done, description="training"
+        bar = self.progress
+        if event.stage == "featurize" and event.total:
+            bar.update(
+                self.task_id,
+                total=event.total,
+                completed=event.done,
+                description=f"featurizing {event.message}",
+                unit="items",
             )
-            self.progress.console.print(text, highlight=False)
-        elif event.stage == "cell":
-            self.progress.update(self.task_id, completed=event.done, description="training")
-            self.progress.console.print(text, highlight=False)
+        elif event.stage in ("plan", "cell"):
+            bar.update(
+                self.task_id, total=event.total, completed=event.done, description="training", unit="cells"
+            )
+            bar.console.print(text, highlight=False)
         else:
-            self.progress.update(self.task_id, description=text)
+            bar.update(self.task_id, description=STAGES.get(event.stage, event.stage))
+            if event.message:
+                bar.console.print(text, highlight=False)
 
 
 def print_leaderboard(run_id: str, tracking_uri: str) -> None:
@@ -120,7 +141,9 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
     scores.add_column("embedding", style="bold")
     for size in sizes:
         scores.add_column(f"{size:,}", justify="right")
-    costs = Table(title="cost at the largest size (mean over seeds)", title_justify="left")
+    costs = Table(
+        title="cost at the largest size (median over seeds, as in the report)", title_justify="left"
+    )
     costs.add_column("embedding", style="bold")
     for column in ("train s", "infer ms/item", "peak MB", "params", "embedding MB"):
         costs.add_column(column, justify="right")
@@ -140,10 +163,10 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
         full = rows[rows["size"] == rows["size"].max()]
         costs.add_row(
             name,
-            f"{full['train_seconds'].mean():.1f}",
-            f"{full['inference_ms_per_item'].mean():.2f}",
-            f"{full['peak_memory_mb'].mean():.0f}",
-            f"{full['n_params'].mean():,.0f}",
+            f"{full['train_seconds'].median():.1f}",
+            f"{full['inference_ms_per_item'].median():.2f}",
+            f"{full['peak_memory_mb'].median():.0f}",
+            f"{full['n_params'].median():,.0f}",
             f"{emb_bytes.get(name, float('nan')) / 1e6:.1f}",
         )
     console.print(scores)
@@ -151,10 +174,15 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
 
 
 def _print_verdict(run_id: str, tracking_uri: str) -> None:
+    from advisor.report import partial_notice
     from advisor.tracking import load_analysis
     from advisor.verdict import recommend
 
-    recommendation = recommend(load_analysis(run_id, tracking_uri))
+    analysis = load_analysis(run_id, tracking_uri)
+    recommendation = recommend(analysis)
+    notice = partial_notice(analysis.status)
+    if notice:
+        console.print(f"[bold yellow]{notice}[/]", highlight=False)
     for line in recommendation.summary_lines():
         console.print(line, highlight=False)
 
@@ -163,7 +191,22 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # the app's Stop button sends SIGTERM: end the runs KILLED, keep finished cells
 
 
-def execute(settings: RunSettings) -> RunOutcome:
+def _third_party_output(verbose: bool) -> None:
+    """Model-loading bars and library chatter (transformers' "Loading weights") only with --verbose."""
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "0" if verbose else "1"
+    os.environ["TRANSFORMERS_VERBOSITY"] = "info" if verbose else "error"
+    if "huggingface_hub" in sys.modules:  # read at import: already imported, switch it directly
+        import huggingface_hub.utils as hub
+
+        (hub.enable_progress_bars if verbose else hub.disable_progress_bars)()
+    if "transformers" in sys.modules:
+        import transformers.utils.logging as hf_logging
+
+        (hf_logging.enable_progress_bar if verbose else hf_logging.disable_progress_bar)()
+
+
+def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
+    _third_party_output(verbose)
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         with _Display() as display:
@@ -233,6 +276,9 @@ WorkersOpt = Annotated[
 TagOpt = Annotated[
     list[str] | None, typer.Option("--tag", help="KEY=VALUE tag for the MLflow parent run (repeatable)")
 ]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", help="also show third-party progress bars and logs (model loading)")
+]
 DeviceOpt = Annotated[
     str | None, typer.Option("--device", help="cpu, cuda, cuda:1 … (default: a GPU when visible)")
 ]
@@ -267,6 +313,7 @@ def run(
     strict: Annotated[
         bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
     ] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
     settings = RunSettings(
@@ -295,7 +342,7 @@ def run(
         strict=strict,
     )
     validate_settings(settings)  # every option, path, store and tag, before anything is created
-    execute(settings)
+    execute(settings, verbose=verbose)
 
 
 @app.command()
@@ -304,6 +351,7 @@ def demo(
     profile: ProfileOpt = "default",
     tracking_uri: UriOpt = None,
     force: ForceOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Run the full analysis on the bundled demo data with the packaged models (works offline)."""
     if task not in ("ner", "classify"):
@@ -329,7 +377,8 @@ def demo(
             tracking_uri=tracking_uri,
             experiment="advisor-demo",
             force=force,
-        )
+        ),
+        verbose=verbose,
     )
 
 

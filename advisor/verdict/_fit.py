@@ -331,7 +331,8 @@ def extrapolate(
     if len(fit.sizes) < min_sizes:
         reasons.append(f"only {len(fit.sizes)} training sizes (need {min_sizes})")
     if not math.isfinite(best.r2) or best.r2 < min_r2:
-        reasons.append(f"poor fit (R² of the means {best.r2:.2f} < {min_r2})")
+        shown = math.floor(best.r2 * 1000) / 1000  # rounded down: never "R² 0.90 < 0.9"
+        reasons.append(f"poor fit (R² of the means {shown:.3f} < {min_r2:g})")
     if math.isnan(best.backtest_error):
         reasons.append("no backtest possible (too few sizes)")
     elif best.backtest_error > max_backtest_error:
