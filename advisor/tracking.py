@@ -212,7 +212,7 @@ class AnalysisTracker:
             if busy is None:
                 break
             if on_wait is not None and not waited:
-                on_wait(f"waiting: {busy} is running this same analysis; this run resumes when it ends")
+                on_wait(f"{busy} is running this same analysis; this run waits and resumes when it ends")
             waited = True
             time.sleep(poll_seconds)
         self._heartbeat = Heartbeat(self.client, self.parent_id).start()

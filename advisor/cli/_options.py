@@ -9,7 +9,7 @@ import typer
 
 from advisor.data import DataSplits, read_splits
 
-__all__ = ["DevOpt", "LabelColOpt", "SeedOpt", "TaskOpt", "TestOpt", "TextColOpt", "load_splits"]
+__all__ = ["DevOpt", "LabelColOpt", "SeedOpt", "StrictOpt", "TaskOpt", "TestOpt", "TextColOpt", "load_splits"]
 
 TaskOpt = Annotated[str, typer.Option("--task", "-t", help="ner or classify")]
 DevOpt = Annotated[
@@ -21,6 +21,9 @@ TestOpt = Annotated[
 TextColOpt = Annotated[str | None, typer.Option("--text-col", help="text column of a CSV/TSV/JSONL file")]
 LabelColOpt = Annotated[str | None, typer.Option("--label-col", help="label column of a CSV/TSV/JSONL file")]
 SeedOpt = Annotated[int, typer.Option("--split-seed", help="seed of the train/dev/test split")]
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
+]
 
 
 def load_splits(
@@ -31,7 +34,16 @@ def load_splits(
     text_col: str | None = None,
     label_col: str | None = None,
     split_seed: int = 0,
+    strict: bool = False,
 ) -> DataSplits:
+    """The splits a run would use, read with the same options as ``advisor run``."""
     return read_splits(
-        data, task, dev=dev, test=test, text_col=text_col, label_col=label_col, seed=split_seed
+        data,
+        task,
+        dev=dev,
+        test=test,
+        text_col=text_col,
+        label_col=label_col,
+        seed=split_seed,
+        strict=strict,
     )

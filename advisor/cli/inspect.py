@@ -9,7 +9,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.cli._options import (
+    DevOpt,
+    LabelColOpt,
+    SeedOpt,
+    StrictOpt,
+    TaskOpt,
+    TestOpt,
+    TextColOpt,
+    load_splits,
+)
 from advisor.data import DatasetSummary, read_corpus, summarize
 
 __all__ = ["inspect", "render_summary"]
@@ -21,6 +30,9 @@ def render_summary(summary: DatasetSummary) -> Table:
     table.add_column("value")
     table.add_row("task", summary.task)
     table.add_row(summary.item_name, f"{summary.items:,}")
+    if summary.skipped:
+        lines = ", ".join(map(str, summary.skipped_lines[:5])) + (" …" if summary.skipped > 5 else "")
+        table.add_row("skipped", f"{summary.skipped:,} with a label but no text (lines {lines})")
     table.add_row("tokens", f"{summary.tokens:,}")
     table.add_row("vocabulary", f"{summary.vocabulary:,} types")
     table.add_row("mean length", f"{summary.mean_length:.1f} tokens")
@@ -46,10 +58,11 @@ def inspect(
     text_col: TextColOpt = None,
     label_col: LabelColOpt = None,
     split_seed: SeedOpt = 0,
+    strict: StrictOpt = False,
 ) -> None:
     """Summarise a dataset: items, tokens, vocabulary, labels, tag scheme, encoding and split sizes."""
-    corpus, warnings = read_corpus(data, task, text_col, label_col)
-    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    corpus, warnings = read_corpus(data, task, text_col, label_col, strict=strict)
+    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed, strict=strict)
     summary = summarize(corpus, splits, warnings)
     for warning in dict.fromkeys(summary.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)

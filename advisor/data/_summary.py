@@ -24,6 +24,11 @@ class DatasetSummary:
     split_method: str
     entity_counts: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    skipped_lines: list[int] = field(default_factory=list)  # items with a label but no text
+
+    @property
+    def skipped(self) -> int:
+        return len(self.skipped_lines)
 
     @property
     def item_name(self) -> str:
@@ -61,4 +66,5 @@ def summarize(
         split_method=splits.split_method if splits else "",
         entity_counts=_entity_counts(corpus) if corpus.task == "ner" else {},
         warnings=list(warnings or []) + (list(splits.warnings) if splits else []),
+        skipped_lines=list(corpus.skipped_lines),
     )
