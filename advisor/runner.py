@@ -570,7 +570,10 @@ def _analyse(
 
         t0 = time.perf_counter()
         items = item_metrics(splits.train, splits.test, spacy_model=settings.spacy_model)
-        gaps = gap_analysis(settings.task, splits.train, splits.test, predictions, table=items)
+        # Difficulty values come from the full training set: only full-data cells match them (a smaller
+        # subset saw other words), so smaller sizes get no slice rows (an interrupted run keeps them all).
+        at_full = {k: v for k, v in predictions.items() if k[1] == len(splits.train)} or predictions
+        gaps = gap_analysis(settings.task, splits.train, splits.test, at_full, table=items)
         tracker.log_table(items, "analysis/items.json")
         tracker.log_table(gaps, "analysis/gaps.json")
         if len(gaps) and gaps["n_items"].gt(0).any():  # one embedding, or no splittable metric: no figure

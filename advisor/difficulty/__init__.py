@@ -31,6 +31,7 @@ from advisor.difficulty._ner import (
     ner_unseen,
     recognised_exactly,
 )
+from advisor.difficulty._overlap import OVERLAP_COLUMNS, overlap_warnings, slice_overlap
 from advisor.difficulty._parse import DEFAULT_SPACY_MODEL, dependency_distance, parse_tokens
 from advisor.difficulty._partition import Partition, PartitionRule, partition
 from advisor.difficulty._plot import plot_gaps
@@ -41,6 +42,7 @@ __all__ = [
     "FAMILIES",
     "GAP_COLUMNS",
     "LEVELS",
+    "OVERLAP_COLUMNS",
     "PAIRS",
     "SLICES",
     "EntitySpan",
@@ -60,10 +62,12 @@ __all__ = [
     "ner_ambiguity",
     "ner_complexity",
     "ner_unseen",
+    "overlap_warnings",
     "parse_tokens",
     "partition",
     "plot_gaps",
     "recognised_exactly",
+    "slice_overlap",
     "summarize_metrics",
     "word_label_probabilities",
 ]

@@ -10,10 +10,11 @@ prior of strength ``alpha`` = 1 centred on the prior):
     p(y | w) = (c(w, y) + alpha * p(y)) / (c(w) + alpha)
 
 where c(w, y) counts the occurrences of w in training sentences labelled y. The estimate never hits
-0 or 1 on one observation, works unchanged for two or many labels, and for a never-seen word
-(c(w) = 0) it *is* the prior: an unseen word adds no evidence, it pulls the average towards the
-label distribution of the training set. An empty sentence gets the entropy of the prior. Words are
-matched case-sensitively, as the other metrics do.
+0 or 1 on one observation and works unchanged for two or many labels. Ambiguity averages over the
+sentence's *seen* words only: a never-seen word has no p(label | word) (its smoothed estimate would
+be the prior, which pulls the entropy towards the label distribution and so mixes "unseen" into
+"ambiguous"). A sentence with no seen word (or no word) has no ambiguity: NaN, "not applicable:
+unseen", and it sits in neither slice. Words are matched case-sensitively, as the other metrics do.
 """
 
 from __future__ import annotations
@@ -70,10 +71,10 @@ def _entropy_bits(distribution: np.ndarray) -> float:
 def label_entropy(
     sentence: Sequence[str], index: dict[str, int], table: np.ndarray, prior: np.ndarray
 ) -> float:
-    """Entropy in bits of mean_w p(. | w) over the sentence's tokens (prior for unseen words and empty input)."""
-    if not sentence:
-        return _entropy_bits(prior)
-    rows = [table[index[w]] if w in index else prior for w in sentence]
+    """Entropy in bits of mean_w p(. | w) over the sentence's seen tokens; NaN when none was seen."""
+    rows = [table[index[w]] for w in sentence if w in index]
+    if not rows:
+        return float("nan")
     return _entropy_bits(np.mean(rows, axis=0))
 
 
@@ -93,7 +94,8 @@ def classify_complexity(context: MetricContext) -> np.ndarray:
 def classify_ambiguity(context: MetricContext) -> np.ndarray:
     """Label entropy: ambiguity(s) = H(mean_{w in s} p(. | w)) in bits.
 
-    p(y | w) = (c(w, y) + p(y)) / (c(w) + 1) on training data; unseen words contribute the prior p(.).
+    p(y | w) = (c(w, y) + p(y)) / (c(w) + 1) on training data, w over the sentence's seen words only;
+    NaN (not applicable) for a sentence without a seen word.
     """
     index, table, prior, _ = word_label_probabilities(context.train.tokens, context.train.labels)
     return np.array([label_entropy(s, index, table, prior) for s in context.evaluation.tokens], dtype=float)

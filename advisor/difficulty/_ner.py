@@ -17,8 +17,11 @@ token sequence is labelled with the entity type when it is exactly a gold entity
 its tokens are ``O``, and ``partial`` otherwise (part of a longer or shifted entity).
 
 Never-seen tokens or strings have count 0: their unseen value is ``inf`` (1/0, so they sort above
-anything seen once and never tie with it) and their ambiguity is 0 (no training evidence). The
-``train_count`` column carries the raw count, so ``train_count == 0`` is the unseen flag.
+anything seen once and never tie with it) and their ambiguity is NaN, "not applicable: unseen" (no
+training evidence; scoring them 0 would make them the *easiest* items and turn the ambiguity slice
+into a mirror image of the unseen slice). NaN items sit in neither ambiguity slice; a sentence takes
+the maximum over its seen tokens. The ``train_count`` column carries the raw count, so
+``train_count == 0`` is the unseen flag.
 
 Matching is case-sensitive: "Apple" and "apple" are different tokens, as they are to a cased encoder.
 """
@@ -167,14 +170,25 @@ def _inverse(count: int) -> float:
 
 
 def _per_token(context: MetricContext, token_value) -> np.ndarray:
-    """Token-level values, or their per-sentence maximum (0 for an empty sentence)."""
+    """Token-level values, or their per-sentence maximum over tokens with a value (0 for an empty
+    sentence, NaN when no token has one)."""
     values = [
         [token_value(item, i) for i in range(len(toks))]
         for item, toks in enumerate(context.evaluation.tokens)
     ]
     if context.level == "token":
         return np.array([v for sentence in values for v in sentence], dtype=float).reshape(-1)
-    return np.array([max(sentence, default=0.0) for sentence in values], dtype=float)
+    return np.array([_max_present(sentence) for sentence in values], dtype=float)
+
+
+def _max_present(values: list[float]) -> float:
+    present = [v for v in values if not np.isnan(v)]
+    return max(present) if present else (float("nan") if values else 0.0)
+
+
+def _label_count(labels: set[str] | tuple[()] | None) -> float:
+    """Distinct training labels, NaN when never seen in training (not applicable, not unambiguous)."""
+    return float(len(labels)) if labels else float("nan")
 
 
 def _enclosing_span_lengths(tags: Sequence[str]) -> list[int]:
@@ -206,20 +220,20 @@ def ner_ambiguity(context: MetricContext) -> np.ndarray:
     """Label ambiguity: ambiguity(w) = |{label(o) : o an occurrence of w in training}|.
 
     Labels are entity types without B-/I- prefix, or O; for an entity string an occurrence that is not
-    exactly a gold entity is ``O`` (all tokens O) or ``partial``. Never-seen tokens/strings score 0.
-    Sentences take the maximum over their tokens.
+    exactly a gold entity is ``O`` (all tokens O) or ``partial``. Never-seen tokens/strings are NaN
+    (not applicable: unseen). Sentences take the maximum over their seen tokens.
     """
     stats = _statistics(context)
     if context.level == "entity":
         _, labels = stats.string_stats()
         tokens = context.evaluation.tokens
         return np.array(
-            [len(labels.get(tuple(tokens[item][start:end]), ())) for item, start, end, _ in
+            [_label_count(labels.get(tuple(tokens[item][start:end]))) for item, start, end, _ in
              ner_units(context.evaluation.labels, "entity")],
             dtype=float,
         )  # fmt: skip
     tokens = context.evaluation.tokens
-    return _per_token(context, lambda item, i: float(len(stats.token_labels.get(tokens[item][i], ()))))
+    return _per_token(context, lambda item, i: _label_count(stats.token_labels.get(tokens[item][i])))
 
 
 @metrics.register("ner_unseen", task="ner", kind="difficulty", property="unseen",

@@ -7,7 +7,7 @@ in the same slice; among those thresholds the rule picks the one whose difficult
 ``target_share`` while both slices keep at least ``min_items`` items and ``min_share`` of the total.
 When no threshold qualifies (all values equal, or one value holds nearly everything) the metric cannot
 be split and the partition says so instead of inventing a split. Missing values (NaN) are in neither
-slice. ``inf`` is a value like any other (the never-seen tokens of ``ner_unseen``).
+slice: for an ambiguity metric they are the items never seen in training ("not applicable: unseen"). ``inf`` is a value like any other (the never-seen tokens of ``ner_unseen``).
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def partition(values: pd.Series | np.ndarray, rule: PartitionRule | None = None)
     present = ~np.isnan(array)
     n = int(present.sum())
     nothing = pd.Series(np.zeros(len(array), dtype=bool), index=series.index)
-    missing = f", {len(array) - n} missing" if n < len(array) else ""
+    why = "not applicable: unseen in training" if "ambiguity" in str(name) else "no value"
+    missing = f", {len(array) - n} in neither slice ({why})" if n < len(array) else ""
 
     def refuse(reason: str) -> Partition:
         return Partition(nothing, nothing.copy(), None, False, f"{name}: cannot split ({reason}){missing}")

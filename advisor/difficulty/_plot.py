@@ -26,7 +26,7 @@ def plot_gaps(gaps: pd.DataFrame, size: int | None = None, all_sizes: bool = Fal
     """
     from matplotlib.figure import Figure  # imported here: the CLI should not pay for matplotlib
 
-    missing = [c for c in GAP_COLUMNS if c not in gaps.columns]
+    missing = [c for c in GAP_COLUMNS if c not in gaps.columns and c != "p_value"]  # p_value: newer runs
     if missing:
         raise InputError(f"not a gap_analysis table: missing columns {', '.join(missing)}", code="E540")
     if gaps.empty:

@@ -239,6 +239,7 @@ class Recommendation:
     costs: CostComparison | None = None
     slices: list[SliceFinding] = field(default_factory=list)
     caveats: list[str] = field(default_factory=list)
+    overlap: pd.DataFrame | None = None  # pairwise overlap of the metrics' difficult slices
 
     @property
     def carrying_slices(self) -> list[SliceFinding]:
@@ -289,6 +290,7 @@ class Recommendation:
                 "extrapolations": [e.to_dict() for e in self.extrapolations],
                 "costs": self.costs.to_dict() if self.costs is not None else None,
                 "slices": [asdict(s) for s in self.slices],
+                "overlap": self.overlap.to_dict("records") if self.overlap is not None else [],
             }
         )
 
@@ -423,6 +425,11 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     if len(analysis.curves):
         rec.costs = compare_costs(analysis)
     rec.slices = slice_findings(analysis.slices, confidence=t.confidence)
+    rec.overlap = _overlap(analysis)
+    if rec.overlap is not None:
+        from advisor.difficulty import overlap_warnings
+
+        rec.caveats += overlap_warnings(rec.overlap)
 
     # Evidence gates: without these, any verdict would be stronger than the data.
     problems: list[str] = []
@@ -580,6 +587,16 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     rec.caveats += layer_caveats(analysis)  # a sentence-embedding model, and the command for a stronger one
     rec.reasons = reasons
     return rec
+
+
+def _overlap(analysis: Analysis) -> pd.DataFrame | None:
+    """Pairwise overlap of the difficulty metrics' difficult slices on the run's item table."""
+    if analysis.items is None or not len(analysis.items):
+        return None
+    from advisor.difficulty import difficulty_metric_names, slice_overlap
+
+    names = [m for m in difficulty_metric_names(analysis.task) if m in analysis.items.columns]
+    return slice_overlap(analysis.items, names) if len(names) > 1 else None
 
 
 def _finished_part(analysis: Analysis, min_seeds: int) -> tuple[Analysis, int | None]:

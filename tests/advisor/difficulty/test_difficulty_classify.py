@@ -66,12 +66,13 @@ def test_word_label_probabilities_are_smoothed_towards_the_prior() -> None:
 def test_label_entropy_hand_computed_with_unseen_words_and_empty_sentence() -> None:
     index, table, prior, _ = word_label_probabilities(TRAIN.tokens, TRAIN.labels)
     assert label_entropy(["good", "film"], index, table, prior) == pytest.approx(_entropy([5 / 18, 13 / 18]))
-    # unseen words contribute the prior (1/3, 2/3)
-    mean = np.mean([[1 / 3, 2 / 3], [4 / 9, 5 / 9], [1 / 9, 8 / 9], [1 / 3, 2 / 3]], axis=0)
+    # unseen words are left out (they would pull the average towards the prior): only film and good count
+    mean = np.mean([[4 / 9, 5 / 9], [1 / 9, 8 / 9]], axis=0)
     assert label_entropy(["new", "film", "good", "zzz"], index, table, prior) == pytest.approx(
         _entropy(list(mean))
     )
-    assert label_entropy([], index, table, prior) == pytest.approx(_entropy([1 / 3, 2 / 3]))
+    assert np.isnan(label_entropy([], index, table, prior))  # no seen word: not applicable
+    assert np.isnan(label_entropy(["new", "zzz"], index, table, prior))
 
 
 def test_entropy_handles_multiclass() -> None:

@@ -57,7 +57,7 @@ def test_inf_is_a_value_and_nan_is_in_neither_slice() -> None:
     assert split.threshold == 1.0
     assert split.difficult.tolist() == [False, True, True, True, False, False]
     assert split.easy.tolist() == [True, False, False, False, False, True]
-    assert split.n_missing == 1 and "1 missing" in split.description
+    assert split.n_missing == 1 and "1 in neither slice (no value)" in split.description
 
 
 def test_fixed_threshold_and_its_size_check() -> None:
