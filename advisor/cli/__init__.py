@@ -1,4 +1,4 @@
-"""Command-line interface: ``advisor inspect | run | metrics | report | predict-gain | ui``.
+"""Command-line interface: ``advisor inspect | run | metrics | report | predict-gain | layers | contextuality | ui``.
 
 Every command turns an :class:`~advisor.errors.AdvisorError` into ``file:line: message`` plus a
 hint on stderr and exit status 2; nothing the user can fix ends in a traceback.
@@ -20,6 +20,8 @@ from advisor.cli import run as _run  # noqa: F401  isort: skip
 from advisor.cli import report as _report  # noqa: F401  isort: skip
 from advisor.cli import ui as _ui  # noqa: F401  isort: skip
 from advisor.cli import predict_gain as _predict_gain  # noqa: F401  isort: skip
+from advisor.cli import layers as _layers  # noqa: F401  isort: skip
+from advisor.cli import contextuality as _contextuality  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

@@ -35,6 +35,7 @@ from advisor.contextuality._stage import (
     run_contextuality_stage,
     write_table,
 )
+from advisor.contextuality._sweep import LayerSweep, layer_sweep, log_layer_sweep, sweep_summary
 
 __all__ = [
     "CONTEXTUALITY_TABLE",
@@ -42,13 +43,16 @@ __all__ = [
     "STRONGER_ENCODER",
     "TABLE_COLUMNS",
     "ContextualityResult",
+    "LayerSweep",
     "contextuality_for",
     "encoder_name",
     "explained_by_first_pc",
     "is_sentence_embedding_model",
     "layer_caveats",
     "layer_reasons",
+    "layer_sweep",
     "log_contextuality",
+    "log_layer_sweep",
     "log_mix_weights",
     "mean_pairwise_cosine",
     "measure_contextuality",
@@ -58,5 +62,6 @@ __all__ = [
     "plot_layer_sweep",
     "plot_mix_weights",
     "run_contextuality_stage",
+    "sweep_summary",
     "write_table",
 ]

@@ -1,0 +1,124 @@
+"""``advisor contextuality DATA --task …``: how contextual the encoder's word vectors are on your data, per layer.
+
+Ethayarajh (2019) self-similarity, intra-sentence similarity and maximum explainable variance for
+the training words with at least ``--min-count`` occurrences, each with its anisotropy baseline
+reported and subtracted; printed, and logged to MLflow (table + figure) as its own run
+(tag ``advisor.kind=contextuality``). ``advisor run`` computes the same table into the analysis run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from advisor.cli._app import app, console, err_console
+from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
+from advisor.errors import ConfigError
+
+__all__ = ["contextuality_command", "render_contextuality"]
+
+_COLUMNS = (
+    ("self_similarity", "self-sim"),
+    ("self_similarity_adjusted", "self-sim − base"),
+    ("intra_similarity", "intra-sim"),
+    ("intra_similarity_adjusted", "intra-sim − base"),
+    ("mev", "MEV"),
+    ("mev_baseline", "MEV base"),
+    ("mev_adjusted", "MEV − base"),
+    ("anisotropy", "anisotropy base"),
+    ("static_share", "MEV > 0.5"),
+)
+
+
+def render_contextuality(result, title: str) -> Table:
+    """One row per layer (0 = input embeddings), every measure with its baseline."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("layer", justify="right")
+    for _, label in _COLUMNS:
+        table.add_column(label, justify="right")
+    for row in result.table.itertuples():
+        cells = [
+            f"{getattr(row, key):.0%}" if key == "static_share" else f"{getattr(row, key):.3f}"
+            for key, _ in _COLUMNS
+        ]
+        table.add_row(str(row.layer), *cells)
+    return table
+
+
+@app.command("contextuality")
+def contextuality_command(
+    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
+    task: TaskOpt,
+    dev: DevOpt = None,
+    test: TestOpt = None,
+    text_col: TextColOpt = None,
+    label_col: LabelColOpt = None,
+    split_seed: SeedOpt = 0,
+    contextual: ContextualOpt = None,
+    pooling: PoolingOpt = "first",
+    min_count: Annotated[
+        int, typer.Option("--min-count", help="words need at least this many occurrences")
+    ] = 5,
+    max_occurrences: Annotated[
+        int, typer.Option("--max-occurrences", help="occurrences per word used at most (a seeded sample)")
+    ] = 50,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
+    ] = None,
+    device: DeviceOpt = None,
+    tracking_uri: UriOpt = None,
+    experiment: ExperimentOpt = "advisor",
+) -> None:
+    """Self-similarity, intra-sentence similarity and MEV per layer, each against its anisotropy baseline."""
+    from advisor.contextuality import log_contextuality, measure_contextuality
+    from advisor.contextuality._describe import encoder_name
+    from advisor.embeddings import make_embedding
+    from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+
+    if min_count < 2 or max_occurrences < min_count:
+        raise ConfigError(
+            "--min-count must be at least 2 and --max-occurrences at least --min-count", code="E210"
+        )
+    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    for warning in dict.fromkeys(splits.warnings):
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    options: dict = {"layer": "mix", "pooling": pooling}
+    for key, value in (("model", contextual), ("cache_dir", cache_dir), ("device", device)):
+        if value:
+            options[key] = str(value)
+    embedding = make_embedding("contextual", **options)
+    stack = embedding.featurize_layers(splits.train)
+    result = measure_contextuality(
+        stack, splits.train.tokens, min_count=min_count, max_occurrences=max_occurrences
+    )
+    title = (
+        f"{encoder_name(embedding.model_ref)} on {escape(str(data))} (train split): {result.n_words:,} words "
+        f"with ≥ {min_count} occurrences ({result.n_occurrences:,} used), {result.n_sentences:,} sentences; "
+        "base = anisotropy baseline"
+    )
+    console.print(render_contextuality(result, title))
+    console.print(
+        "[dim]self-sim: cosine of a word's vectors across contexts (1 = static); intra-sim: cosine of a word with "
+        "its sentence mean; MEV: variance share one static vector explains (upper bound on how well static could "
+        "replace the word); MEV > 0.5: share of frequent words for which a static vector explains most variance.[/]"
+    )
+    tracker = AnalysisTracker(resolve_tracking_uri(tracking_uri), experiment)
+    run = tracker.client.create_run(
+        tracker.experiment_id,
+        run_name=f"contextuality-{Path(str(data)).name}",
+        tags={"advisor.kind": "contextuality", "advisor.task": task},
+    )
+    from mlflow.entities import Param
+
+    described = {f"encoder_{k}": str(v)[:6000] for k, v in embedding.describe().items() if k != "layer"}
+    tracker.client.log_batch(
+        run.info.run_id, params=[Param(k, v) for k, v in {"data": str(data), **described}.items()]
+    )
+    log_contextuality(tracker.client, run.info.run_id, result)
+    tracker.client.set_terminated(run.info.run_id, "FINISHED")
+    console.print(f"logged to MLflow run {run.info.run_id}", highlight=False)

@@ -1,0 +1,108 @@
+"""``advisor layers DATA --task …``: dev score of the downstream model on each encoder layer and on the scalar mix.
+
+One mid-size training subset (the middle size of the profile's grid unless ``--size``), 2 seeds by
+default, every layer read from the all-layer feature cache; the result is printed and logged to
+MLflow as its own run (tag ``advisor.kind=layers``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from advisor.cli._app import app, console, err_console
+from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
+from advisor.errors import ConfigError
+
+__all__ = ["layers_command", "render_layer_sweep"]
+
+
+def render_layer_sweep(sweep) -> Table:
+    """One row per layer (then the mix): dev score per seed, mean, and the test score."""
+    from advisor.contextuality._sweep import sweep_summary
+
+    metric = sweep.primary_metric
+    table = Table(
+        title=f"dev {metric} × 100 by layer at {sweep.size:,} training items ({len(sweep.seeds)} seeds); 0 = input embeddings",
+        title_justify="left",
+    )
+    for column in ("layer", "dev (seeds)", "dev mean", f"test {metric} mean"):
+        table.add_column(column, justify="right")
+    summary = sweep_summary(sweep.table)
+    best = summary.loc[summary["layer"] != "mix", "dev_mean"].max()
+    for row in summary.itertuples():
+        per_seed = sweep.table[sweep.table["layer"] == row.layer].sort_values("seed")["dev_score"]
+        mark = " ◀ best layer" if row.layer != "mix" and row.dev_mean == best else ""
+        table.add_row(
+            "scalar mix" if row.layer == "mix" else row.layer,
+            " ".join(f"{100 * v:.1f}" for v in per_seed),
+            f"{100 * row.dev_mean:.1f}{mark}",
+            f"{100 * row.test_mean:.1f}",
+        )
+    return table
+
+
+@app.command("layers")
+def layers_command(
+    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
+    task: TaskOpt,
+    dev: DevOpt = None,
+    test: TestOpt = None,
+    text_col: TextColOpt = None,
+    label_col: LabelColOpt = None,
+    split_seed: SeedOpt = 0,
+    contextual: ContextualOpt = None,
+    pooling: PoolingOpt = "first",
+    size: Annotated[
+        int | None,
+        typer.Option("--size", help="training items (default: the middle size of the profile's grid)"),
+    ] = None,
+    seeds: Annotated[int, typer.Option("--seeds", help="seeds per layer")] = 2,
+    profile: Annotated[
+        str, typer.Option("--profile", help="quick, default or thorough (epochs, grid)")
+    ] = "default",
+    max_epochs: Annotated[int | None, typer.Option("--max-epochs", help="default from the profile")] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
+    ] = None,
+    device: DeviceOpt = None,
+    tracking_uri: UriOpt = None,
+    experiment: ExperimentOpt = "advisor",
+) -> None:
+    """Which encoder layers carry your task: train on each single layer and on the learned scalar mix."""
+    from advisor.contextuality._sweep import layer_sweep, log_layer_sweep
+
+    if seeds < 1:
+        raise ConfigError("--seeds must be at least 1", code="E210")
+    if size is not None and size < 1:
+        raise ConfigError("--size must be at least 1", code="E210")
+    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    for warning in dict.fromkeys(splits.warnings):
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    sweep = layer_sweep(
+        splits,
+        contextual=contextual,
+        pooling=pooling,
+        size=size,
+        seeds=seeds,
+        profile=profile,
+        max_epochs=max_epochs,
+        cache_dir=str(cache_dir) if cache_dir else None,
+        device=device,
+        progress=lambda message: err_console.print(f"[dim]{escape(message)}[/]", highlight=False),
+    )
+    console.print(render_layer_sweep(sweep))
+    if not sweep.mix_weights.empty:
+        weights = sweep.mix_weights.groupby("layer")["weight"].mean()
+        console.print(
+            "scalar-mix weights (mean over seeds): "
+            + ", ".join(f"layer {int(k)} {v:.2f}" for k, v in weights.items()),
+            highlight=False,
+        )
+    run_id = log_layer_sweep(sweep, tracking_uri, experiment, str(data))
+    console.print(f"logged to MLflow run {run_id}", highlight=False)

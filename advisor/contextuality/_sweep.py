@@ -1,0 +1,174 @@
+"""Layer sweep: the same downstream model trained on each single encoder layer and on the learned scalar mix.
+
+Why: a frozen encoder's word information sits in different layers for different models and tasks
+(a sentence-embedding model's last layer is among its worst for tagging). Training the run's own
+downstream model on every layer at one mid-size training set, with a couple of seeds, shows which
+layers carry the task and whether the scalar mix (the run's default) finds them. Every layer is read
+from the same all-layer feature cache, so the encoder runs at most once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from advisor.data import DataSplits
+from advisor.grid import plan_grid, profiles, subset_indices, subset_order
+
+__all__ = ["LayerSweep", "layer_sweep", "log_layer_sweep", "sweep_summary"]
+
+
+@dataclass
+class LayerSweep:
+    """One row per (layer, seed): layer is "0" … "L" or "mix"; scores on the [0, 1] scale."""
+
+    table: pd.DataFrame  # layer, seed, size, dev_score, test_score, epochs, train_seconds
+    mix_weights: pd.DataFrame  # seed, layer, weight (the mix rows' learned weights)
+    task: str
+    primary_metric: str
+    size: int
+    seeds: list[int]
+    encoder: dict[str, Any] = field(default_factory=dict)  # the embedding's describe()
+
+
+def sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean, min and max dev score and mean test score per layer, single layers in order, mix last."""
+    grouped = table.groupby("layer").agg(
+        dev_mean=("dev_score", "mean"),
+        dev_min=("dev_score", "min"),
+        dev_max=("dev_score", "max"),
+        test_mean=("test_score", "mean"),
+        n_seeds=("seed", "nunique"),
+    )
+    order = sorted((k for k in grouped.index if k != "mix"), key=int) + [
+        k for k in grouped.index if k == "mix"
+    ]
+    return grouped.loc[order].reset_index()
+
+
+def layer_sweep(
+    splits: DataSplits,
+    *,
+    contextual: str | None = None,
+    pooling: str = "first",
+    size: int | None = None,
+    seeds: int = 2,
+    profile: str = "default",
+    max_epochs: int | None = None,
+    cache_dir: str | None = None,
+    device: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> LayerSweep:
+    """Train on each layer and on the mix; ``size`` defaults to the middle size of the profile's grid."""
+    from advisor.embeddings import make_embedding
+    from trainers import TrainConfig, fit_and_evaluate
+
+    say = progress or (lambda message: None)
+    chosen = profiles.get(profile)
+    if size is None:
+        sizes = plan_grid(len(splits.train), ["contextual"], chosen, None, None, seeds).sizes
+        size = sizes[len(sizes) // 2]
+    size = min(int(size), len(splits.train))
+    options: dict[str, Any] = {"layer": "mix", "pooling": pooling}
+    if contextual:
+        options["model"] = contextual
+    if cache_dir:
+        options["cache_dir"] = cache_dir
+    if device:
+        options["device"] = device
+    embedding = make_embedding("contextual", **options)
+    say(f"featurizing every layer with {embedding.model_ref}")
+    train, dev, test = (embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
+    config = {"max_epochs": max_epochs or chosen.max_epochs, "patience": chosen.patience}
+    if device:
+        config["device"] = device
+    rows, weights = [], []
+    layers = [str(i) for i in range(train.n_layers)] + ["mix"]
+    for seed in range(seeds):
+        idx = subset_indices(subset_order(splits.train, seed), size)
+        train_seed, corpus_seed = train.subset(idx), splits.train.subset(idx)
+        for layer in layers:
+            started = time.perf_counter()
+            pick = (lambda f: f) if layer == "mix" else (lambda f, i=int(layer): f.layer(i))
+            result = fit_and_evaluate(
+                pick(train_seed),
+                corpus_seed,
+                pick(dev),
+                splits.dev,
+                pick(test),
+                splits.test,
+                TrainConfig(**config, seed=seed),
+            )
+            rows.append(
+                {
+                    "layer": layer,
+                    "seed": seed,
+                    "size": size,
+                    "dev_score": result.dev_score,
+                    "test_score": result.score,
+                    "epochs": result.epochs,
+                    "train_seconds": result.train_seconds,
+                }
+            )
+            weights += [{"seed": seed, "layer": i, "weight": w} for i, w in enumerate(result.layer_weights)]
+            say(
+                f"layer {layer}, seed {seed}: dev {result.dev_score:.3f} ({time.perf_counter() - started:.0f} s)"
+            )
+    return LayerSweep(
+        table=pd.DataFrame(rows),
+        mix_weights=pd.DataFrame(weights, columns=["seed", "layer", "weight"]),
+        task=splits.train.task,
+        primary_metric="f1" if splits.train.task == "ner" else "accuracy",
+        size=size,
+        seeds=list(range(seeds)),
+        encoder=embedding.describe(),
+    )
+
+
+def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str, data: str) -> str:
+    """One MLflow run (tag ``advisor.kind=layers``): params, dev score by layer (step = layer), table, figure."""
+    from mlflow.entities import Metric, Param
+
+    from advisor.contextuality._plot import plot_layer_sweep
+    from advisor.contextuality._stage import write_table
+    from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+
+    tracker = AnalysisTracker(resolve_tracking_uri(tracking_uri), experiment)
+    client = tracker.client
+    run = client.create_run(
+        tracker.experiment_id,
+        run_name=f"layers-{data.rstrip('/').split('/')[-1]}-{sweep.task}",
+        tags={"advisor.kind": "layers", "advisor.task": sweep.task},
+    )
+    run_id = run.info.run_id
+    params = {
+        "data": data,
+        "task": sweep.task,
+        "size": sweep.size,
+        "seeds": len(sweep.seeds),
+        "primary_metric": sweep.primary_metric,
+        **{f"encoder_{k}": v for k, v in sweep.encoder.items() if k != "layer"},
+    }
+    now = int(time.time() * 1000)
+    summary = sweep_summary(sweep.table)
+    metrics = [
+        Metric("dev_score_by_layer", float(r.dev_mean), now, int(r.layer))
+        for r in summary.itertuples()
+        if r.layer != "mix"
+    ]
+    metrics += [
+        Metric("dev_score_mix", float(r.dev_mean), now, 0) for r in summary.itertuples() if r.layer == "mix"
+    ]
+    client.log_batch(run_id, metrics=metrics, params=[Param(k, str(v)[:6000]) for k, v in params.items()])
+    write_table(client, run_id, sweep.table, "analysis/layers.json")
+    if not sweep.mix_weights.empty:
+        write_table(client, run_id, sweep.mix_weights, "analysis/layer_sweep_mix_weights.json")
+    client.log_figure(
+        run_id, plot_layer_sweep(sweep.table, f"dev {sweep.primary_metric}"), "figures/layers.png"
+    )
+    client.set_terminated(run_id, "FINISHED")
+    return run_id
