@@ -96,7 +96,7 @@ def report(
     """Write the verdict and an HTML + markdown report for a finished ``advisor run``."""
     from advisor.mlflow_views import require_store
     from advisor.report import partial_notice, write_report
-    from advisor.tracking import load_analysis
+    from advisor.tracking import close_stale_runs, load_analysis
 
     thresholds = thresholds_from_options(
         acceptable_loss,
@@ -108,7 +108,9 @@ def report(
         min_seeds,
         confidence,
     )
-    analysis = load_analysis(run_id, tracking_uri=require_store(tracking_uri))
+    store = require_store(tracking_uri)
+    close_stale_runs(store)  # an analysis whose process died is reported KILLED, not RUNNING
+    analysis = load_analysis(run_id, tracking_uri=store)
     recommendation = recommend(analysis, thresholds)
     out_dir = out if out is not None else Path("reports") / (analysis.run_id or run_id)
     html_path, md_path = write_report(analysis, out_dir, thresholds, recommendation=recommendation)
