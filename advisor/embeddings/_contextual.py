@@ -45,6 +45,7 @@ POOLINGS: tuple[str, ...] = ("first", "mean")
 #: bf16 (AVX512-BF16/AMX) at ~1-2 % relative change of the vectors; float16 is for GPUs.
 DTYPES: tuple[str, ...] = ("float32", "bfloat16", "float16")
 _TOKENIZE_CHUNK = 2048  # sentences per tokenizer call: fast, and bounded memory on huge corpora
+_ENCODE_CHUNK = 8192  # sentences whose windows are built, length-sorted and encoded together
 
 
 def default_encoder() -> str:
@@ -559,7 +560,6 @@ class ContextualEmbedding(Embedding):
 
     def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray, indices: list[int]) -> None:
         """Run the encoder over length-sorted batches of windows; write pooled rows of the ``indices`` layers into ``out``."""
-        import torch
 
         # Repeated sentences (retweets, boilerplate) are encoded once and their rows copied.
         first_seen: dict[tuple[str, ...], int] = {}
@@ -568,13 +568,38 @@ class ContextualEmbedding(Embedding):
             original = first_seen.setdefault(tuple(sent), i)
             if original != i:
                 copies.append((i, original))
-        windows, pending = self._windows(corpus, offsets, list(first_seen.values()))
+        unique = list(first_seen.values())
+        # Sentences go through in chunks: the window bookkeeping of one chunk is all that sits in
+        # memory, so peak memory does not grow with the corpus (vectors go straight to ``out``).
+        partial: dict[int, np.ndarray] = {}
+        for chunk_start in range(0, len(unique), _ENCODE_CHUNK):
+            chunk = unique[chunk_start : chunk_start + _ENCODE_CHUNK]
+            windows, pending = self._windows(corpus, offsets, chunk)
+            self._encode_windows(windows, pending, partial, out, indices, chunk_start, len(unique))
+        if partial:  # cannot happen unless the pending counts are wrong
+            raise RuntimeError(f"{len(partial)} word vectors were left incomplete")
+        for copy, original in copies:
+            out[offsets[copy] : offsets[copy + 1]] = out[offsets[original] : offsets[original + 1]]
+
+    def _encode_windows(
+        self,
+        windows: list[_Window],
+        pending: np.ndarray,
+        partial: dict[int, np.ndarray],
+        out: np.ndarray,
+        indices: list[int],
+        done_before: int,
+        total: int,
+    ) -> None:
+        """Encode one chunk's windows in length-sorted batches; progress is reported in sentences."""
+        import torch
+
         if not windows:
             return
         model = self.model
         pad_id = self.tokenizer.pad_token_id or 0
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids), reverse=True)
-        partial: dict[int, np.ndarray] = {}
+        n_sentences = min(_ENCODE_CHUNK, total - done_before)
         done = 0
         with torch.inference_mode():
             for first in range(0, len(order), self.batch_size):
@@ -589,11 +614,7 @@ class ContextualEmbedding(Embedding):
                 self._scatter(batch, hidden, pending, partial, out)
                 done += len(batch)
                 if self.on_progress is not None:
-                    self.on_progress(done, len(windows))
-        if partial:  # cannot happen unless the pending counts are wrong
-            raise RuntimeError(f"{len(partial)} word vectors were left incomplete")
-        for copy, original in copies:
-            out[offsets[copy] : offsets[copy + 1]] = out[offsets[original] : offsets[original + 1]]
+                    self.on_progress(done_before + n_sentences * done // len(windows), total)
 
     def _hidden(self, model: Any, input_ids: Any, mask: Any, indices: list[int]) -> list[Any]:
         """The states of the ``indices`` layers, each (batch, length, dim), where the model ran."""

@@ -111,3 +111,17 @@ def test_without_cache_the_same_values_in_memory(make):
         full = np.asarray(cached.vectors, np.float32)
         expected = full[:, 1:].mean(1) if index is None else full[:, index]
         np.testing.assert_allclose(np.asarray(plain.vectors, np.float32), expected, atol=1e-3)
+
+
+def test_chunked_encoding_gives_the_same_rows_and_progress_ends_at_the_total(make, monkeypatch):
+    from advisor.embeddings import _contextual
+
+    corpus = _corpus()
+    whole = np.asarray(make(use_cache=False).featurize(corpus).vectors, np.float32)
+    monkeypatch.setattr(_contextual, "_ENCODE_CHUNK", 1)  # one sentence per chunk
+    emb = make(use_cache=False)
+    calls: list[tuple[int, int]] = []
+    emb.on_progress = lambda done, total: calls.append((done, total))
+    chunked = np.asarray(emb.featurize(corpus).vectors, np.float32)
+    np.testing.assert_allclose(chunked, whole, atol=1e-3)
+    assert calls[-1] == (4, 4) and [d for d, _ in calls] == sorted(d for d, _ in calls)
