@@ -21,7 +21,9 @@ __all__ = [
     "encoder_name",
     "is_sentence_embedding_model",
     "layer_caveats",
+    "layer_figures",
     "layer_reasons",
+    "layer_report",
     "mix_weight_summary",
 ]
 
@@ -159,3 +161,49 @@ def layer_caveats(analysis: Analysis) -> list[str]:
         f"To measure a masked-LM encoder, re-run on a machine with hub access: "
         f"`advisor run {data} --task {analysis.task} --contextual {STRONGER_ENCODER}` (plus this run's --dev/--test)"
     ]
+
+
+def layer_report(analysis: Analysis) -> dict[str, Any] | None:
+    """Rows for the report's "Encoder layers and contextuality" part, or None when the run has neither table."""
+    tables = _layer_tables(analysis)
+    mix, ctx = tables.get("mix_weights"), tables.get("contextuality")
+    if (mix is None or mix.empty) and (ctx is None or ctx.empty):
+        return None
+    section: dict[str, Any] = {"mix_layers": [], "mix_rows": [], "contextuality_rows": []}
+    if mix is not None and not mix.empty:
+        pivot = mix.groupby(["size", "layer"])["weight"].mean().unstack("layer").sort_index()
+        section["mix_layers"] = [int(c) for c in pivot.columns]
+        section["mix_rows"] = [
+            {"size": f"{int(size):,}", "weights": [f"{w:.2f}" for w in row.to_numpy()]}
+            for size, row in pivot.iterrows()
+        ]
+    if ctx is not None and not ctx.empty:
+        for row in ctx.to_dict("records"):
+            cells = {k: ("–" if not _is_number(v) else f"{float(v):.3f}") for k, v in row.items()}
+            cells["layer"] = str(int(row["layer"]))
+            cells["static_share"] = (
+                "–" if not _is_number(row["static_share"]) else f"{float(row['static_share']):.0%}"
+            )
+            section["contextuality_rows"].append(cells)
+        section["contextuality_words"] = analysis.params.get("contextuality_words", "?")
+    return section
+
+
+def layer_figures(analysis: Analysis) -> dict[str, tuple[Any, str]]:
+    """The report's layer figures (name -> (figure, caption)); absent tables give no figure."""
+    from advisor.contextuality._plot import plot_contextuality, plot_mix_weights
+
+    tables = _layer_tables(analysis)
+    figures: dict[str, tuple[Any, str]] = {}
+    if tables.get("contextuality") is not None and not tables["contextuality"].empty:
+        figures["contextuality"] = (
+            plot_contextuality(tables["contextuality"]),
+            "How contextual the encoder is per layer (Ethayarajh 2019) on the training words with ≥ 5 occurrences: "
+            "raw value, anisotropy baseline (dotted) and raw − baseline.",
+        )
+    if tables.get("mix_weights") is not None and not tables["mix_weights"].empty:
+        figures["mix_weights"] = (
+            plot_mix_weights(tables["mix_weights"]),
+            "Learned scalar-mix weight of each encoder layer (mean over seeds) per training size; dotted: uniform.",
+        )
+    return figures

@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from matplotlib.figure import Figure
 
 from advisor.analysis import Analysis
+from advisor.contextuality._describe import layer_figures, layer_report
 from advisor.plots import (
     plot_costs,
     plot_data_efficiency,
@@ -143,6 +144,7 @@ def _figures(analysis: Analysis, rec: Recommendation) -> dict[str, dict[str, Any
             plot_difficulty_gaps(analysis.slices),
             "Score gaps on difficult vs easy evaluation items (bootstrap CI over sentences).",
         ),
+        **layer_figures(analysis),  # contextuality per layer, learned mix weights (advisor.contextuality)
     }
     out: dict[str, dict[str, Any]] = {}
     for name, (fig, caption) in figures.items():
@@ -229,6 +231,7 @@ def _context(
         "dataset_items": [(k, v) for k, v in analysis.dataset.items() if k != "labels"],
         "labels": list(analysis.dataset.get("labels") or []),
         "embedding_rows": embeddings,
+        "layer_section": layer_report(analysis),
         "params_items": params,
         "environment_items": list(env.items()),
         "library_items": sorted(libraries.items()),
