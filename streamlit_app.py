@@ -18,33 +18,35 @@ from typing import Any
 import streamlit as st
 
 from advisor.app import (
-    DATA_SUFFIXES,
     compare_url,
     cost_table,
     demo_datasets,
     detect_task,
     display_command,
     filter_items,
-    find_session_run,
     history_frame,
     item_metric_columns,
     item_outcomes,
+    job_for,
+    live_progress,
     load_predictions,
+    load_test_tokens,
     max_upload_mb,
     mlflow_ui_command,
     parse_list,
     preview_dataset,
-    read_progress,
     run_command,
     slice_table,
     start_run,
     store_upload,
     summary_rows,
     upload_root,
+    verdict_text,
 )
 from advisor.data import TASKS
 from advisor.errors import AdvisorError
 from advisor.grid import profiles
+from advisor.report import is_partial, partial_label, partial_notice
 from advisor.runner import EMBEDDING_CHOICES, RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis, resolve_tracking_uri
 
@@ -61,26 +63,44 @@ def tracking_uri() -> str:
 
 
 def state() -> Any:
-    """Per-browser-session state with its defaults (one session id tags this page's runs)."""
+    """Per-browser-session state with its defaults.
+
+    The session id tags this page's runs and sits in the URL (``?session=``), so a refreshed page
+    finds its running job, with its Stop button, in the server's job registry.
+    """
     ss = st.session_state
-    ss.setdefault("session_id", uuid.uuid4().hex)
+    if "session_id" not in ss:
+        ss.session_id = st.query_params.get("session") or uuid.uuid4().hex
+        st.query_params["session"] = ss.session_id
     ss.setdefault("stored", {})  # uploader file_id -> StoredUpload (so a rerun does not write it again)
     ss.setdefault("dataset", None)
-    ss.setdefault("job", None)
+    if ss.get("job") is None:
+        ss.job = job_for(ss.session_id)
     ss.setdefault("job_run_id", None)
     return ss
+
+
+def _store_exists(uri: str) -> bool:
+    """A local sqlite store that was never written has nothing to show, and reading must not create it."""
+    return not uri.startswith("sqlite:///") or Path(uri.removeprefix("sqlite:///")).is_file()
 
 
 # -- data ------------------------------------------------------------------------------------------
 
 
-def _store(uploaded: Any, uri: str, folder: Path | None = None) -> Any:
+def _store(uploaded: Any, uri: str) -> Any:
+    """Write an upload once, in a folder of its own (same-named train/dev/test files never collide)."""
     ss = state()
     if uploaded.file_id not in ss.stored:
-        ss.stored[uploaded.file_id] = store_upload(
-            uploaded.name, uploaded.getvalue(), upload_root(uri), folder=folder
-        )
+        ss.stored[uploaded.file_id] = store_upload(uploaded.name, uploaded.getvalue(), upload_root(uri))
     return ss.stored[uploaded.file_id]
+
+
+def _as_named(text: str, uploads: list[Any]) -> str:
+    """Messages name uploads as the user named them, not by their path in the upload folder."""
+    for upload in uploads:
+        text = text.replace(str(upload.path), upload.original_name)
+    return text
 
 
 def page_data(uri: str) -> None:
@@ -104,41 +124,48 @@ def page_data(uri: str) -> None:
         }
     else:
         limit = max_upload_mb()
-        suffixes = [s.lstrip(".") for s in DATA_SUFFIXES]
         uploaded = st.file_uploader(
-            f"Training file (CoNLL, CSV, TSV or JSONL; at most {limit} MB)",
-            type=suffixes,
+            f"Training file: CoNLL, CSV, TSV, JSONL, or `label text` lines with any extension (at most {limit} MB)",
             key="upload_train",
             max_upload_size=limit,
         )
         with st.expander(
             "Separate dev / test files (optional: otherwise a seeded split of the training file)"
         ):
-            dev_file = st.file_uploader("Dev file", type=suffixes, key="upload_dev", max_upload_size=limit)
-            test_file = st.file_uploader("Test file", type=suffixes, key="upload_test", max_upload_size=limit)
+            dev_file = st.file_uploader("Dev file", key="upload_dev", max_upload_size=limit)
+            test_file = st.file_uploader("Test file", key="upload_test", max_upload_size=limit)
         if uploaded is None:
+            ss.dataset = None
             st.info("Upload a labelled file, or pick the bundled demo data.")
             return
         try:
             train = _store(uploaded, uri)
-            dev = _store(dev_file, uri, train.folder) if dev_file is not None else None
-            test = _store(test_file, uri, train.folder) if test_file is not None else None
+            dev = _store(dev_file, uri) if dev_file is not None else None
+            test = _store(test_file, uri) if test_file is not None else None
         except AdvisorError as error:
+            ss.dataset = None
             st.error(error.render())
             return
+        stored = [u for u in (train, dev, test) if u is not None]
         detected = detect_task(train.path.name, train.path.read_bytes()[:65536])
         options = list(TASKS)
+        # Widgets are keyed by the upload: a new file gets its own detected task and columns, never
+        # the previous file's choices.
         task = st.selectbox(
             f"Task (detected: {detected or 'unknown'})",
             options,
             index=options.index(detected) if detected in options else 0,
-            key="task",
+            key=f"task_{uploaded.file_id}",
         )
         text_col = label_col = None
         if task == "classify" and train.path.suffix.lower() in (".csv", ".tsv", ".jsonl", ".json", ".ndjson"):
             cols = st.columns(2)
-            text_col = cols[0].text_input("Text column (blank: guess)", key="text_col") or None
-            label_col = cols[1].text_input("Label column (blank: guess)", key="label_col") or None
+            text_col = (
+                cols[0].text_input("Text column (blank: guess)", key=f"text_col_{uploaded.file_id}") or None
+            )
+            label_col = (
+                cols[1].text_input("Label column (blank: guess)", key=f"label_col_{uploaded.file_id}") or None
+            )
         dataset = {
             "data": str(train.path),
             "dev": str(dev.path) if dev else None,
@@ -148,6 +175,7 @@ def page_data(uri: str) -> None:
             "label_col": label_col,
             "folder": str(train.folder),
             "label": uploaded.name,
+            "stored": stored,
         }
     preview = preview_dataset(
         dataset["data"],
@@ -157,12 +185,13 @@ def page_data(uri: str) -> None:
         text_col=dataset.get("text_col"),
         label_col=dataset.get("label_col"),
     )
+    named = dataset.get("stored", [])
     if not preview.ok:
-        st.error(preview.error)
+        st.error(_as_named(preview.error or "", named))
         ss.dataset = None
         return
     for warning in preview.warnings:
-        st.warning(warning)
+        st.warning(_as_named(warning, named))
     ss.dataset = dataset
     st.success(f"Ready: {dataset['label']} as a {dataset['task']} dataset. Next: Configure & run.")
     st.subheader("Summary")
@@ -258,42 +287,53 @@ def page_run(uri: str) -> None:
             with st.spinner("Stopping: the run ends KILLED, finished cells are kept"):
                 ss.job.stop()
             st.rerun()
-        run_monitor()
+        # Poll only while the run is alive: an idle page (or one whose run ended) costs nothing.
+        st.fragment(run_every=POLL_SECONDS if ss.job.running else None)(run_monitor)()
 
 
-@st.fragment(run_every=POLL_SECONDS)
+@st.cache_data(show_spinner=False, max_entries=8)
+def _live_curves(run_id: str, uri: str, cells_done: int) -> Any:
+    """The learning curves so far, reread from MLflow only when another cell has finished."""
+    from advisor.plots import plot_learning_curves
+
+    analysis = load_analysis(run_id, uri)
+    return plot_learning_curves(analysis) if len(analysis.curves) else None
+
+
 def run_monitor() -> None:
-    """Cells done / total, ETA, the learning curves so far and the log tail; refreshes itself."""
+    """Stage, progress and ETA from the run's small progress file; the curves when a cell is added."""
     ss = state()
     job = ss.job
     if job is None:
         return
-    uri = tracking_uri()
-    if ss.job_run_id is None:
-        ss.job_run_id = find_session_run(job.session_id, uri)
-    if ss.job_run_id is None:
-        st.info(
-            "Starting: reading the data and opening the MLflow run…"
-            if job.running
-            else "The run ended early."
-        )
-    else:
-        progress = read_progress(ss.job_run_id, uri, since=job.started_at)
-        st.progress(progress.fraction, text=progress.describe())
-        st.caption(f"MLflow run {ss.job_run_id}")
-        analysis = load_analysis(ss.job_run_id, uri)
-        if len(analysis.curves):
-            from advisor.plots import plot_learning_curves
-
-            st.pyplot(plot_learning_curves(analysis), width="content")
-    if not job.running:
+    running = job.running
+    progress = job.progress()
+    fraction, text = live_progress(progress, running)
+    st.progress(fraction, text=text)
+    run_id = (progress or {}).get("run_id") or None
+    if run_id:
+        ss.job_run_id = run_id
+        st.caption(f"MLflow run {run_id}")
+        done = int(progress.get("done", 0)) if progress.get("stage") in ("cell", "analysis", "done") else 0
+        figure = _live_curves(run_id, tracking_uri(), done) if done else None
+        if figure is not None:
+            st.pyplot(figure, width="content")
+    if not running:
         code = job.returncode
         if job.stop_requested:
-            st.warning(f"Stopped (exit {code}): finished cells are kept; run again to resume.")
+            st.warning(
+                f"Stopped (exit {code}): the run ended KILLED and finished cells are kept; run again to resume. "
+                "Its verdict on the Results page is labelled partial."
+            )
         elif code == 0:
             st.success("Finished: open the Results page for the recommendation.")
         else:
             st.error(f"`advisor run` exited with status {code}: see the log below.")
+        if ss.get("monitor_was_running"):
+            ss.monitor_was_running = False
+            st.rerun(scope="app")  # the run ended: redraw the page once, without the polling fragment
+    else:
+        ss.monitor_was_running = True
     st.caption(f"log: {job.log_path}")
     st.code(job.log_tail(25) or "(no output yet)", language="text")
 
@@ -302,11 +342,18 @@ def run_monitor() -> None:
 
 
 def _run_label(run: Any) -> str:
-    tags = run.data.tags
-    verdict = tags.get("advisor.verdict", "")
-    return (
-        f"{run.info.run_name} · {run.info.status.lower()} · {verdict or 'no verdict'} · {run.info.run_id[:8]}"
-    )
+    verdict = verdict_text(run.data.tags.get("advisor.verdict", ""), run.info.status)
+    return f"{run.info.run_name} · {run.info.status.lower()} · {verdict} · {run.info.run_id[:8]}"
+
+
+def _analyses(uri: str, max_results: int = 100) -> list[Any]:
+    """The store's analyses, after closing those whose owner process is gone (shown KILLED, not RUNNING)."""
+    if not _store_exists(uri):
+        return []
+    from advisor.lifecycle import close_stale_runs
+
+    close_stale_runs(uri)
+    return find_analyses(uri, max_results=max_results)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -321,10 +368,23 @@ def _predictions(run_id: str, uri: str, version: str) -> Any:
     return load_predictions(run_id, uri)
 
 
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _recommend(run_id: str, uri: str, version: str) -> Any:
+    """The verdict of a run version, computed once (its bootstrap takes seconds): page switches stay fast."""
+    from advisor.verdict import recommend
+
+    return recommend(_analysis(run_id, uri, version))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _tokens(run_id: str, uri: str, version: str) -> Any:
+    return load_test_tokens(run_id, uri)
+
+
 def page_results(uri: str) -> None:
     ss = state()
     st.header("3 · Recommendation")
-    runs = find_analyses(uri)
+    runs = _analyses(uri)
     if not runs:
         st.info(f"No analysis in {uri} yet: run one on the Configure & run page (or `advisor run`).")
         return
@@ -340,26 +400,32 @@ def page_results(uri: str) -> None:
     run = runs[ids.index(run_id)]
     version = f"{run.info.status}:{run.info.end_time}"
     analysis = _analysis(run_id, uri, version)
-    render_recommendation(analysis)
-    render_items(analysis, _predictions(run_id, uri, version))
+    render_recommendation(analysis, _recommend(run_id, uri, version))
+    tokens = _tokens(run_id, uri, version) if analysis.task == "ner" else {}
+    render_items(analysis, _predictions(run_id, uri, version), tokens)
 
 
 def _number(value: float) -> str:
     return "–" if not math.isfinite(value) else f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def render_recommendation(analysis: Any) -> None:
+def render_recommendation(analysis: Any, rec: Any) -> None:
     from advisor.plots import plot_costs, plot_data_efficiency, plot_difficulty_gaps, plot_learning_curves
-    from advisor.verdict import recommend
 
-    rec = recommend(analysis)
     dataset = analysis.dataset.get("name", "")
     st.caption(
         f"{dataset} · {analysis.task} · {analysis.primary_metric} · full size {rec.full_size} · "
         f"{rec.n_seeds} seeds · run {analysis.run_id} ({analysis.status})"
     )
-    box = {"use contextual": st.success, "inconclusive": st.warning}.get(rec.verdict, st.info)
-    box(f"**Verdict: {rec.verdict.upper()}**\n\n{rec.headline}")
+    notice = partial_notice(analysis.status)
+    if notice:  # never the green "final" style for a run that did not finish
+        st.warning(
+            f"**{notice}**\n\nVerdict so far: **{rec.verdict.upper()}** ({partial_label(analysis.status)})"
+            f"\n\n{rec.headline}"
+        )
+    else:
+        box = {"use contextual": st.success, "inconclusive": st.warning}.get(rec.verdict, st.info)
+        box(f"**Verdict: {rec.verdict.upper()}**\n\n{rec.headline}")
     st.subheader("Why")
     st.markdown("\n".join(f"- {reason}" for reason in rec.reasons))
     for finding in rec.carrying_slices:
@@ -395,9 +461,9 @@ def render_recommendation(analysis: Any) -> None:
                 st.pyplot(figure, width="content")
 
 
-def render_items(analysis: Any, predictions: Any) -> None:
+def render_items(analysis: Any, predictions: Any, tokens: Any = None) -> None:
     st.subheader("Items: which embeddings got each one right")
-    table = item_outcomes(analysis, predictions)
+    table = item_outcomes(analysis, predictions, tokens=tokens)
     if table.empty:
         st.info("No per-item predictions in this run.")
         return
@@ -439,7 +505,7 @@ def render_items(analysis: Any, predictions: Any) -> None:
 
 def page_history(uri: str) -> None:
     st.header("4 · History")
-    runs = find_analyses(uri, max_results=200)
+    runs = _analyses(uri, max_results=200)
     if not runs:
         st.info(f"No analysis in {uri} yet.")
         return
@@ -461,14 +527,20 @@ def page_history(uri: str) -> None:
             f"Run ids: {', '.join(f'`{i}`' for i in chosen)} · [compare in MLflow]({compare_url(chosen, experiments)})"
         )
     from advisor.plots import plot_learning_curves
-    from advisor.verdict import recommend
 
     for column, run_id in zip(st.columns(max(len(chosen), 1)), chosen, strict=False):
         run = runs[ids.index(run_id)]
-        analysis = _analysis(run_id, uri, f"{run.info.status}:{run.info.end_time}")
-        rec = recommend(analysis)
-        column.markdown(f"**{run.info.run_name}** · `{run_id[:8]}`")
-        column.markdown(f"**{rec.verdict.upper()}**: {rec.headline}")
+        version = f"{run.info.status}:{run.info.end_time}"
+        analysis = _analysis(run_id, uri, version)
+        rec = _recommend(run_id, uri, version)
+        column.markdown(f"**{run.info.run_name}** · `{run_id[:8]}` · {run.info.status.lower()}")
+        if is_partial(analysis.status):
+            column.warning(
+                f"**{partial_notice(analysis.status)}**\n\nVerdict so far: {rec.verdict.upper()} "
+                f"({partial_label(analysis.status)}): {rec.headline}"
+            )
+        else:
+            column.markdown(f"**{rec.verdict.upper()}**: {rec.headline}")
         if len(analysis.curves):
             column.pyplot(plot_learning_curves(analysis, rec.fits), width="stretch")
 
@@ -486,6 +558,8 @@ def main() -> None:
     page = st.sidebar.radio(
         "Page", PAGES, index=PAGES.index(requested) if requested in PAGES else 0, key="page"
     )
+    if requested != page:
+        st.query_params["page"] = page  # a refresh stays on this page
     st.sidebar.caption(f"MLflow store: {uri}")
     st.sidebar.caption(f"Uploads: {upload_root(uri)}")
     try:

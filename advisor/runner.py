@@ -595,6 +595,10 @@ def _analyse(
     log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)  # which layers the task used
     analysis = load_analysis(tracker.parent_id, tracker.tracking_uri)
     tracker.log_table(analysis.curves, "analysis/curves.json")
+    if settings.task == "ner":  # the app's item explorer shows each entity in its sentence
+        tokens = [" ".join(t) for t in splits.test.tokens]
+        frame = pd.DataFrame({"item": range(len(tokens)), "tokens": tokens})
+        tracker.log_table(frame, "analysis/test_tokens.json")
     from advisor.plots import plot_learning_curves
 
     figure = plot_learning_curves(analysis)

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from advisor.app import start_run
 from advisor.grid import profiles
+from advisor.report import partial_notice
 from advisor.runner import EMBEDDING_CHOICES
 from advisor.tracking import load_analysis
 from advisor.verdict import recommend
@@ -30,6 +31,11 @@ def app(app_store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     return at
 
 
+def _task_box(at: AppTest):
+    """The task selectbox of the current upload (its key carries the upload's id)."""
+    return next(box for box in at.selectbox if box.label.startswith("Task"))
+
+
 def _page(at: AppTest, name: str) -> AppTest:
     at.sidebar.radio(key="page").set_value(name).run()
     assert not at.exception, at.exception
@@ -39,13 +45,13 @@ def _page(at: AppTest, name: str) -> AppTest:
 def test_upload_a_valid_file_shows_summary_and_preview(app: AppTest, tmp_path: Path) -> None:
     app.file_uploader(key="upload_train").upload("../my train.conll", CONLL).run()
     assert not app.exception and not app.error
-    assert app.selectbox(key="task").value == "ner"
-    assert "detected: ner" in app.selectbox(key="task").label
+    assert _task_box(app).value == "ner"
+    assert "detected: ner" in _task_box(app).label
     summary = app.table[0].value
     assert summary.loc["sentences", "value"] == "30" and summary.loc["task", "value"] == "ner"
     assert len(app.dataframe[0].value) == 20 and "[John]PER" in app.dataframe[0].value["tokens"][0]
     stored = list((tmp_path / "uploads").glob("*/*"))
-    assert [p.name for p in stored] == ["my_train.conll"] and stored[0].read_bytes() == CONLL
+    assert [p.name for p in stored] == ["my train.conll"] and stored[0].read_bytes() == CONLL
     dataset = app.session_state["dataset"]
     assert dataset["task"] == "ner" and dataset["data"] == str(stored[0])
 
@@ -58,6 +64,23 @@ def test_malformed_upload_shows_the_error_text_not_a_traceback(app: AppTest) -> 
     text = app.error[0].value
     assert "bad.conll:4:" in text and "[E1" in text
     assert app.session_state["dataset"] is None and not app.dataframe and not app.table
+
+
+def test_malformed_then_good_upload_of_another_task_uses_the_new_files_reader(app: AppTest) -> None:
+    bad = b"John\tB-PER\nlives\tO\n\nMary\tB-PER\tEXTRA\n"
+    app.file_uploader(key="upload_train").upload("bad.conll", bad).run()
+    assert len(app.error) == 1 and "bad.conll:4:" in app.error[0].value
+    assert "/" not in app.error[0].value.split(":")[0]  # named as uploaded, not by its stored path
+    trec = "".join(
+        f"{label} {text} ?\n"
+        for label, text in [("DESC:manner", "How did it start"), ("LOC:city", "Where is Paris")] * 20
+    )
+    app.file_uploader(key="upload_train").upload("TREC.train.all", trec.encode()).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert _task_box(app).value == "classify" and "detected: classify" in _task_box(app).label
+    rows = app.table[0].value["value"]
+    assert rows["task"] == "classify" and rows["source"] == "TREC.train.all"
+    assert app.session_state["dataset"]["task"] == "classify"
 
 
 def test_oversized_upload_is_refused(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,6 +131,7 @@ def test_recommendation_view_shows_the_verdict_of_recommend(app: AppTest, app_st
     assert app.selectbox(key="result_run").value == app_store.finished  # newest first
     rec = recommend(load_analysis(app_store.finished, app_store.uri))
     assert app.success[0].value == f"**Verdict: {rec.verdict.upper()}**\n\n{rec.headline}"
+    assert not any("Partial result" in w.value for w in app.warning)
     reasons = app.markdown[1].value if len(app.markdown) > 1 else ""
     shown = "\n".join(m.value for m in app.markdown)
     assert all(reason in shown for reason in rec.reasons), reasons
@@ -124,6 +148,9 @@ def test_recommendation_view_shows_the_verdict_of_recommend(app: AppTest, app_st
     assert {"right_random", "right_static", "right_contextual", "right_by", "ner_unseen"} <= set(
         items.columns
     )
+    # NER rows show their sentence: tokens with the gold entities bracketed, not tags alone.
+    first = items.iloc[0]
+    assert f"[{first['text']}]{first['gold']}" in first["sentence"]
     n_all = len(items)
     app.selectbox(key="item_right_contextual").set_value("wrong").run()
     wrong = app.dataframe[-1].value
@@ -133,10 +160,9 @@ def test_recommendation_view_shows_the_verdict_of_recommend(app: AppTest, app_st
 def test_results_of_a_run_in_flight(app: AppTest, app_store) -> None:
     _page(app, "Results")
     app.selectbox(key="result_run").set_value(app_store.partial).run()
-    assert not app.exception
-    assert app.warning[0].value.startswith("Inconclusive") or "INCONCLUSIVE" in "".join(
-        w.value for w in app.warning
-    )
+    assert not app.exception and not app.success  # never the green final style for a partial run
+    assert app.warning[0].value.startswith(f"**{partial_notice('RUNNING')}**")
+    assert "(partial: run still running)" in app.warning[0].value
     assert any("the run's status is RUNNING" in w.value for w in app.warning)
 
 
@@ -144,31 +170,55 @@ def test_history_compares_runs_side_by_side(app: AppTest, app_store) -> None:
     _page(app, "History")
     table = app.dataframe[0].value
     assert list(table["run_id"]) == [app_store.finished, app_store.partial]
+    assert list(table["verdict"]) == ["use contextual", "no verdict"]
     assert app.multiselect(key="compare").value == [app_store.finished, app_store.partial]
     assert app.code[0].value == f"mlflow ui --backend-store-uri {app_store.uri}"
     links = "\n".join(m.value for m in app.markdown)
     assert "compare-runs?runs=" in links and app_store.finished in links
-    assert "**USE CONTEXTUAL**" in links and "**INCONCLUSIVE**" in links
+    assert "**USE CONTEXTUAL**" in links and "**INCONCLUSIVE**" not in links
+    partial = [w.value for w in app.warning if "Partial result" in w.value]
+    assert len(partial) == 1 and partial[0].startswith(f"**{partial_notice('RUNNING')}**")
+    assert "Verdict so far: INCONCLUSIVE (partial: run still running)" in partial[0]
 
 
-def test_run_monitor_shows_progress_log_and_stop(app: AppTest, app_store, tmp_path: Path) -> None:
-    script = "import time; print('grid: 27 cells, 0 already finished', flush=True); time.sleep(120)"
-    job = start_run([sys.executable, "-c", script], tmp_path / "run.log", "partial-session")
+def _fake_run(run_id: str) -> str:
+    """A stand-in ``advisor run``: writes a plan and a cell event to its progress file, then waits."""
+    return (
+        "import os, time\n"
+        "from advisor.grid import Cell\n"
+        "from advisor.progress import PROGRESS_FILE_ENV, ProgressFile\n"
+        "from advisor.runner import ProgressEvent\n"
+        "sink = ProgressFile(os.environ[PROGRESS_FILE_ENV], min_interval=0)\n"
+        f"sink(ProgressEvent('plan', done=4, total=27, message='23 cells to compute', run_id='{run_id}'))\n"
+        "sink(ProgressEvent('cell', done=5, total=27, cell=Cell('static', 16, 0), score=0.5, seconds=1.0))\n"
+        "print('grid: 27 cells, 4 already finished', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+
+
+def test_run_monitor_shows_staged_progress_log_and_stop_after_a_refresh(
+    app: AppTest, app_store, tmp_path: Path
+) -> None:
+    job = start_run([sys.executable, "-c", _fake_run(app_store.partial)], tmp_path / "run.log", "page-1")
     try:
-        app.session_state["job"] = job  # as if Run had started it: its session tag finds the partial run
-        _page(app, "Configure & run")
-        assert app.session_state["job_run_id"] == app_store.partial
-        progress = app.get("progress")[0]
-        assert progress.proto.text.startswith("5 / 27 cells done (running)")
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         while "grid: 27 cells" not in job.log_tail() and time.time() < deadline:
             time.sleep(0.2)
-        app.run()
-        assert "grid: 27 cells, 0 already finished" in app.code[-1].value
-        app.button(key="stop").click().run()
-        assert not app.exception and not job.running and job.returncode == -15  # SIGTERM, no handler
-        assert any(w.value.startswith("Stopped (exit -15)") for w in app.warning)
-        assert "stop" not in [b.key for b in app.button]
+        # A refreshed page: a new browser session with the same ?session= finds the job and its Stop.
+        page = AppTest.from_file(APP, default_timeout=120)
+        page.query_params["session"] = "page-1"
+        page.query_params["page"] = "Configure & run"
+        page.run()
+        assert not page.exception and page.session_state["job"] is job
+        progress = page.get("progress")[0]
+        assert progress.proto.text.startswith("training cells [5/27] static")
+        assert "left" in progress.proto.text  # the cells' ETA
+        assert page.session_state["job_run_id"] == app_store.partial
+        assert "grid: 27 cells, 4 already finished" in page.code[-1].value
+        page.button(key="stop").click().run()
+        assert not page.exception and not job.running and job.returncode == -15  # SIGTERM, no handler
+        assert any(w.value.startswith("Stopped (exit -15)") for w in page.warning)
+        assert "stop" not in [b.key for b in page.button]
     finally:
         if job.running:
             job.process.kill()

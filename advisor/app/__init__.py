@@ -4,9 +4,18 @@ polling and view models. Pure Python, no Streamlit calls, so every piece is unit
 
 from __future__ import annotations
 
-from advisor.app._job import SESSION_TAG, RunJob, display_command, parse_list, run_command, start_run, tail
+from advisor.app._job import (
+    SESSION_TAG,
+    RunJob,
+    display_command,
+    job_for,
+    parse_list,
+    run_command,
+    start_run,
+    tail,
+)
 from advisor.app._preview import DatasetPreview, preview_dataset, preview_frame, summary_rows
-from advisor.app._progress import RunProgress, find_session_run, read_progress
+from advisor.app._progress import RunProgress, find_session_run, live_progress, read_progress
 from advisor.app._uploads import (
     DATA_SUFFIXES,
     DEFAULT_MAX_UPLOAD_MB,
@@ -28,8 +37,10 @@ from advisor.app._views import (
     item_metric_columns,
     item_outcomes,
     load_predictions,
+    load_test_tokens,
     mlflow_ui_command,
     slice_table,
+    verdict_text,
 )
 
 __all__ = [
@@ -52,7 +63,10 @@ __all__ = [
     "history_frame",
     "item_metric_columns",
     "item_outcomes",
+    "job_for",
+    "live_progress",
     "load_predictions",
+    "load_test_tokens",
     "max_upload_mb",
     "mlflow_ui_command",
     "parse_list",
@@ -67,4 +81,5 @@ __all__ = [
     "summary_rows",
     "tail",
     "upload_root",
+    "verdict_text",
 ]

@@ -1,8 +1,10 @@
 """The run as an ``advisor run`` subprocess: Streamlit has no background jobs, and a separate process
 can be stopped with SIGTERM (``advisor run`` then ends its MLflow runs KILLED and keeps finished cells).
 
-The page keeps the :class:`RunJob` in ``st.session_state``; stdout and stderr go to a log file in the
-upload folder so the page can show its tail after any rerun.
+Jobs live in a registry of the server process keyed by the page's session id (kept in the URL), so
+a page refresh finds its run and its Stop button again. stdout and stderr go to a log file and the
+latest progress event to ``progress.json`` (see :mod:`advisor.progress`), both in the upload folder:
+polling a live run reads that one small file, not MLflow.
 """
 
 from __future__ import annotations
@@ -18,7 +20,16 @@ from pathlib import Path
 from advisor.errors import ConfigError
 from advisor.runner import RunSettings
 
-__all__ = ["SESSION_TAG", "RunJob", "display_command", "parse_list", "run_command", "start_run", "tail"]
+__all__ = [
+    "SESSION_TAG",
+    "RunJob",
+    "display_command",
+    "job_for",
+    "parse_list",
+    "run_command",
+    "start_run",
+    "tail",
+]
 
 #: Parent-run tag that lets a page find the analysis its subprocess opened.
 SESSION_TAG = "app.session"
@@ -105,6 +116,7 @@ class RunJob:
     session_id: str
     started_at: float = field(default_factory=time.time)
     stop_requested: bool = False
+    progress_path: Path | None = None
 
     @property
     def pid(self) -> int:
@@ -133,13 +145,41 @@ class RunJob:
     def log_tail(self, lines: int = 30) -> str:
         return tail(self.log_path, lines)
 
+    def progress(self) -> dict | None:
+        """The latest progress event the run wrote (stage, done, total, text, run_id, eta), if any."""
+        from advisor.progress import read_progress_file
+
+        return read_progress_file(self.progress_path) if self.progress_path else None
+
+
+#: Jobs of this server process by page session id: a refreshed page gets its run (and Stop) back.
+_JOBS: dict[str, RunJob] = {}
+
+
+def job_for(session_id: str) -> RunJob | None:
+    """The newest job started from the page session ``session_id`` in this server process."""
+    return _JOBS.get(session_id)
+
 
 def start_run(
     command: list[str], log_path: Path, session_id: str, env: dict[str, str] | None = None
 ) -> RunJob:
-    """Start ``command`` in its own process group with stdout+stderr appended to ``log_path``."""
+    """Start ``command`` in its own process group with stdout+stderr appended to ``log_path``.
+
+    The run writes its progress next to the log; the job is registered under ``session_id``.
+    """
+    from advisor.progress import PROGRESS_FILE_ENV
+
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1", **(env or {})}
+    progress_path = log_path.with_name("progress.json")
+    progress_path.unlink(missing_ok=True)  # a previous run's progress must not show as this one's
+    child_env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "HF_HUB_OFFLINE": "1",
+        PROGRESS_FILE_ENV: str(progress_path),
+        **(env or {}),
+    }
     with log_path.open("ab") as log:
         process = subprocess.Popen(
             command,
@@ -149,7 +189,15 @@ def start_run(
             env=child_env,
             start_new_session=True,  # a Ctrl-C meant for the UI server does not kill the run mid-cell
         )
-    return RunJob(process=process, command=command, log_path=log_path, session_id=session_id)
+    job = RunJob(
+        process=process,
+        command=command,
+        log_path=log_path,
+        session_id=session_id,
+        progress_path=progress_path,
+    )
+    _JOBS[session_id] = job
+    return job
 
 
 def tail(path: Path, lines: int = 30, max_bytes: int = 64_000) -> str:

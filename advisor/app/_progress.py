@@ -1,7 +1,10 @@
-"""Progress of a run as the page sees it: read from MLflow only, like everything else in the app.
+"""Progress of a run as the page sees it.
 
-A cell is finished when its child run has a ``score`` at step = size (see ``advisor.tracking``), so
-counting those steps gives cells done; the parent tag ``advisor.total_cells`` gives the total.
+A run the page started is followed through its small progress file (:func:`live_progress`): polling
+reads one file, not MLflow. :func:`read_progress` reads any run's cells from MLflow instead (a cell
+is finished when its child run has a ``score`` at step = size (see ``advisor.tracking``), so
+counting those steps gives cells done; the parent tag ``advisor.total_cells`` gives the total);
+it reads every child's metric history, so it is for one-off views, never for polling.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from advisor.app._job import SESSION_TAG
 from advisor.tracking import client_for, find_analyses
 
-__all__ = ["RunProgress", "find_session_run", "read_progress"]
+__all__ = ["RunProgress", "find_session_run", "live_progress", "read_progress"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +101,20 @@ def read_progress(run_id: str, tracking_uri: str | None = None, since: float | N
         eta_seconds=eta,
         elapsed_seconds=elapsed,
     )
+
+
+def live_progress(state: dict | None, running: bool) -> tuple[float, str]:
+    """The progress bar of a run this page started: fraction and text, from its progress file.
+
+    The text names the stage (reading, featurizing with items/s and ETA, training cells with an ETA,
+    analysis); before the first event it says the run is starting.
+    """
+    if not state:
+        return 0.0, "starting: loading libraries" if running else "the run ended before its first step"
+    total, done = int(state.get("total") or 0), int(state.get("done") or 0)
+    fraction = min(1.0, done / total) if total else (1.0 if state.get("stage") == "done" else 0.0)
+    text = str(state.get("text", ""))
+    eta = state.get("eta")
+    if state.get("stage") == "cell" and running and eta is not None and math.isfinite(eta) and done < total:
+        text += f" · about {_duration(eta)} left"
+    return fraction, text

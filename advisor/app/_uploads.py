@@ -1,7 +1,9 @@
-"""Uploaded datasets: size cap, safe file names, one folder per upload, and task detection.
+"""Uploaded datasets: size cap, the user's own file name, one folder per upload, and task detection.
 
-Uploads are only ever *read as text* by the dataset readers: nothing uploaded is executed or
-unpickled, and the stored name keeps no directory part, so an upload cannot land outside its folder.
+Any extension is accepted, as on the command line (an unknown one is read as ``label text`` lines);
+what cannot be read is refused by the readers with their usual ``file:line`` message. Uploads are only
+ever *read as text*: nothing uploaded is executed or unpickled, and the stored name keeps no
+directory part, so an upload cannot land outside its own folder.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_UPLOAD_MB = 50
-#: Suffixes the readers understand; anything else is refused before it is written to disk.
+#: Suffixes with a format of their own (any other is read as ``label text`` lines, like the CLI does).
 DATA_SUFFIXES: tuple[str, ...] = (
     ".conll",
     ".bio",
@@ -72,15 +74,19 @@ def upload_root(tracking_uri: str | None = None) -> Path:
 
 
 def sanitize_filename(name: str) -> str:
-    """Keep the base name only, in ``[A-Za-z0-9._-]``, without leading dots, at most 100 characters."""
+    """The name as the user gave it, minus any directory part, control characters and leading dots.
+
+    Spaces, accents and brackets stay (messages and the run name then match the user's file); at
+    most 120 characters, the suffix kept.
+    """
     base = re.split(r"[\\/]", name)[-1]
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", base).lstrip("._")
+    cleaned = re.sub(r"[\x00-\x1f\x7f]+", "", base).strip().lstrip(".").strip()
     if not cleaned:
         cleaned = "upload"
     stem, dot, suffix = cleaned.rpartition(".")
-    if dot and len(suffix) <= 10:
-        return f"{stem[: 100 - len(suffix) - 1]}.{suffix}"
-    return cleaned[:100]
+    if dot and stem and len(suffix) <= 10:
+        return f"{stem[: 120 - len(suffix) - 1]}.{suffix}"
+    return cleaned[:120]
 
 
 @dataclass(frozen=True)
@@ -93,14 +99,16 @@ class StoredUpload:
     size_bytes: int
 
 
-def store_upload(
-    name: str,
-    data: bytes,
-    root: Path,
-    max_mb: int | None = None,
-    folder: Path | None = None,
-) -> StoredUpload:
-    """Write ``data`` as ``root/<uuid>/<safe name>`` (or into ``folder``) after the size and type checks."""
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # UTF-8, UTF-16 LE/BE (UTF-32 LE starts like UTF-16 LE)
+
+
+def _looks_binary(data: bytes) -> bool:
+    """NUL bytes in the first 8 KB of a file without a Unicode byte-order mark: not a text file."""
+    return not data.startswith(_BOMS) and b"\x00" in data[:8192]
+
+
+def store_upload(name: str, data: bytes, root: Path, max_mb: int | None = None) -> StoredUpload:
+    """Write ``data`` as ``root/<uuid>/<name>``, in a folder of its own, after the size and text checks."""
     limit = max_upload_mb() if max_mb is None else max_mb
     if len(data) > limit * 1024 * 1024:
         raise InputError(
@@ -111,16 +119,15 @@ def store_upload(
         )
     if not data.strip():
         raise InputError("the uploaded file is empty", file=name, code="E151")
-    safe = sanitize_filename(name)
-    suffix = Path(safe).suffix.lower()
-    if suffix not in DATA_SUFFIXES:
+    if _looks_binary(data):
         raise InputError(
-            f"unsupported file type {suffix or '(none)'!r}",
+            "this is a binary file, not text",
             file=name,
-            hint=f"upload one of: {', '.join(DATA_SUFFIXES)}",
+            hint="upload a text file: CoNLL, CSV, TSV, JSONL, or `label text` lines (any extension)",
             code="E152",
         )
-    target_folder = folder if folder is not None else Path(root) / uuid.uuid4().hex
+    safe = sanitize_filename(name)
+    target_folder = Path(root) / uuid.uuid4().hex
     target_folder.mkdir(parents=True, exist_ok=True)
     path = target_folder / safe
     path.write_bytes(data)

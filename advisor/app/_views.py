@@ -19,6 +19,7 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.difficulty import EntitySpan, difficulty_metric_names, recognised_exactly
+from advisor.report._partial import partial_label
 from advisor.tracking import client_for, resolve_tracking_uri
 from advisor.verdict import COST_COLUMNS, CostComparison
 
@@ -30,8 +31,10 @@ __all__ = [
     "item_metric_columns",
     "item_outcomes",
     "load_predictions",
+    "load_test_tokens",
     "mlflow_ui_command",
     "slice_table",
+    "verdict_text",
 ]
 
 
@@ -129,16 +132,43 @@ def _row_correct(task: str, items: pd.DataFrame, predictions: pd.DataFrame) -> n
     return out
 
 
+def load_test_tokens(run_id: str, tracking_uri: str | None = None) -> dict[int, list[str]]:
+    """The evaluation sentences' tokens of an NER run by item (empty for runs that did not log them)."""
+    frame = _read_table(client_for(tracking_uri), run_id, "analysis/test_tokens.json")
+    if frame is None:
+        return {}
+    return {int(i): str(t).split(" ") for i, t in zip(frame["item"], frame["tokens"], strict=True)}
+
+
+def _sentences(
+    items: pd.Series, predictions: Mapping[tuple[str, int], pd.DataFrame], tokens: Mapping[int, list[str]]
+) -> list[str]:
+    """Each row's sentence with its gold entities bracketed, ``[New York]LOC``; '' where unknown."""
+    from advisor.app._preview import _bracket_entities
+
+    first = next(iter(predictions.values()), None)
+    gold = {} if first is None else dict(zip(first["item"].astype(int), first["gold"], strict=True))
+    out = []
+    for item in items.astype(int):
+        words, tags = tokens.get(item), str(gold.get(item, "")).split()
+        out.append(
+            _bracket_entities(words, tags) if words and len(words) == len(tags) else " ".join(words or [])
+        )
+    return out
+
+
 def item_outcomes(
     analysis: Analysis,
     predictions: Mapping[tuple[str, int], pd.DataFrame],
     embeddings: Sequence[str] | None = None,
+    tokens: Mapping[int, list[str]] | None = None,
 ) -> pd.DataFrame:
     """The per-item table with, per embedding, the share of seeds that got the row right.
 
     Rows are ``analysis.items`` (entities for NER, sentences for classification) when the run has
     them, else the evaluation items of the prediction tables. Adds ``right_<embedding>`` columns
-    (0..1) and ``right_by``: the embeddings that got it right in most seeds.
+    (0..1) and ``right_by``: the embeddings that got it right in most seeds. With NER ``tokens``
+    (:func:`load_test_tokens`) a ``sentence`` column shows the tokens with their gold entities.
     """
     names = list(embeddings or [e for e in analysis.embedding_names if any(k[0] == e for k in predictions)])
     if analysis.items is not None and len(analysis.items):
@@ -157,6 +187,9 @@ def item_outcomes(
         ", ".join(n for n in names if row[f"right_{n}"] > 0.5) or "none"
         for _, row in table[[f"right_{n}" for n in names]].iterrows()
     ]
+    if analysis.task == "ner" and tokens:
+        where = list(table.columns).index("text") + 1 if "text" in table.columns else 1
+        table.insert(where, "sentence", _sentences(table["item"], predictions, tokens))
     return table
 
 
@@ -192,6 +225,14 @@ def filter_items(
     return table[mask]
 
 
+def verdict_text(verdict: str, status: str | None) -> str:
+    """A verdict as lists show it: ``use contextual``, ``use contextual (partial: run killed)`` or ``no verdict``."""
+    if not verdict:
+        return "no verdict"
+    label = partial_label(status)
+    return f"{verdict} ({label})" if label else verdict
+
+
 def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
     """One row per analysis (MLflow parent run): what it was on, how far it got and its verdict."""
     rows = []
@@ -206,7 +247,7 @@ def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
                 "profile": tags.get("advisor.profile", params.get("profile", "")),
                 "status": run.info.status,
                 "cells": tags.get("advisor.total_cells", ""),
-                "verdict": tags.get("advisor.verdict", ""),
+                "verdict": verdict_text(tags.get("advisor.verdict", ""), run.info.status),
                 "started": datetime.fromtimestamp(run.info.start_time / 1000, tz=UTC).strftime(
                     "%Y-%m-%d %H:%M UTC"
                 ),

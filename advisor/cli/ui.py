@@ -38,6 +38,12 @@ def streamlit_command(host: str, port: int, tracking_uri: str, max_upload_mb: in
         str(max_upload_mb),
         "--browser.gatherUsageStats",
         "false",
+        # No file watcher: it polls (or inotify-watches) the whole checkout, and a run writing into
+        # ./mlruns kept an idle app at one CPU core. The app is not edited while it serves.
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
         "--client.toolbarMode",
         "minimal",
         "--",
@@ -82,8 +88,13 @@ def ui(
         "HF_HUB_OFFLINE": "1",
     }
     err_console.print(f"advisor ui on http://{host}:{port}  (MLflow store {uri}; Ctrl-C stops it)")
+    command = streamlit_command(host, port, uri, limit)
+    if os.name == "posix":  # become the server: SIGTERM / Ctrl-C reach Streamlit itself, no orphan
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(command[0], command, env)
     try:
-        result = subprocess.run(streamlit_command(host, port, uri, limit), env=env, check=False)
+        result = subprocess.run(command, env=env, check=False)
     except KeyboardInterrupt:
         return
     raise typer.Exit(result.returncode)

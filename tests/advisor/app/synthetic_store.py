@@ -171,6 +171,8 @@ def log_analysis(uri: str, name: str, experiment: str = "app-test", stop_after: 
     tracker.log_table(gaps, "analysis/gaps.json")
     analysis = load_analysis(tracker.parent_id, uri)
     tracker.log_table(analysis.curves, "analysis/curves.json")
+    tokens = pd.DataFrame({"item": np.arange(len(test)), "tokens": [" ".join(t) for t in test.tokens]})
+    tracker.log_table(tokens, "analysis/test_tokens.json")
     verdict = recommend(analysis).to_dict()
     tracker.log_parent_tags({"advisor.verdict": str(verdict["verdict"])})
     tracker.client.log_dict(tracker.parent_id, verdict, "analysis/verdict.json")

@@ -1,4 +1,4 @@
-"""Uploads: safe names, size cap, type check, one folder per upload, task detection, demo data."""
+"""Uploads: the user's own names, size cap, any text format, one folder per upload, task detection, demo data."""
 
 from __future__ import annotations
 
@@ -23,19 +23,21 @@ from advisor.errors import ConfigError, InputError
     [
         ("train.conll", "train.conll"),
         ("../../etc/passwd.csv", "passwd.csv"),
-        ("C:\\Users\\me\\my data (1).tsv", "my_data_1_.tsv"),
+        ("C:\\Users\\me\\my data (1).tsv", "my data (1).tsv"),
         (".hidden.jsonl", "hidden.jsonl"),
-        ("données été.csv", "donn_es_t_.csv"),
+        ("données été.csv", "données été.csv"),
+        ("TREC.train.all", "TREC.train.all"),
+        ("tab\there\n.txt", "tabhere.txt"),
         ("../..", "upload"),
     ],
 )
-def test_sanitize_filename_keeps_a_safe_base_name(name: str, expected: str) -> None:
+def test_sanitize_filename_keeps_the_users_name_without_directories(name: str, expected: str) -> None:
     assert sanitize_filename(name) == expected
 
 
 def test_sanitize_filename_caps_the_length_but_keeps_the_suffix() -> None:
     cleaned = sanitize_filename("x" * 500 + ".conll")
-    assert len(cleaned) == 100 and cleaned.endswith(".conll")
+    assert len(cleaned) == 120 and cleaned.endswith(".conll")
 
 
 def test_store_upload_writes_inside_a_fresh_folder_under_the_root(tmp_path: Path) -> None:
@@ -43,21 +45,24 @@ def test_store_upload_writes_inside_a_fresh_folder_under_the_root(tmp_path: Path
     second = store_upload("train.csv", b"text,label\nho,b\n", tmp_path, max_mb=1)
     assert first.path.parent == first.folder and first.folder.parent == tmp_path
     assert first.path.name == "train.csv" and first.path.read_bytes() == b"text,label\nhi,a\n"
-    assert first.folder != second.folder  # uploads never overwrite each other
-    beside = store_upload("dev.csv", b"text,label\nx,a\n", tmp_path, max_mb=1, folder=first.folder)
-    assert beside.path.parent == first.folder
+    assert first.folder != second.folder  # uploads never overwrite each other, whatever their names
+    odd = store_upload("TREC.train.all", b"DESC:manner How did serfdom develop ?\n", tmp_path, max_mb=1)
+    assert odd.path.name == "TREC.train.all" and odd.folder not in (first.folder, second.folder)
 
 
-def test_store_upload_refuses_big_empty_and_unknown_files(tmp_path: Path) -> None:
+def test_store_upload_refuses_big_empty_and_binary_files(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="over the 1 MB limit") as big:
         store_upload("big.csv", b"a" * (1024 * 1024 + 1), tmp_path, max_mb=1)
     assert big.value.code == "E150"
     with pytest.raises(InputError, match="empty"):
         store_upload("empty.csv", b"  \n", tmp_path, max_mb=1)
-    with pytest.raises(InputError, match=r"unsupported file type '\.pkl'") as kind:
-        store_upload("model.pkl", b"\x80\x04K\x01.", tmp_path, max_mb=1)
-    assert ".conll" in (kind.value.hint or "")
+    with pytest.raises(InputError, match="binary file, not text") as kind:
+        store_upload("model.pkl", b"\x80\x04K\x01\x00\x00.", tmp_path, max_mb=1)
+    assert kind.value.code == "E152" and "any extension" in (kind.value.hint or "")
+    assert "model.pkl" in kind.value.render()
     assert list(tmp_path.iterdir()) == []  # nothing refused was written
+    utf16 = store_upload("u16.txt", "pos nice film\n".encode("utf-16"), tmp_path, max_mb=1)
+    assert utf16.path.exists()  # NUL bytes, but a byte-order mark: text for the readers
 
 
 def test_max_upload_mb_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,6 +95,7 @@ def test_upload_root_sits_beside_a_sqlite_store(monkeypatch: pytest.MonkeyPatch,
         ("a.jsonl", b'{"text": "nice", "label": "pos"}\n', "classify"),
         ("a.jsonl", b"not json\n", None),
         ("a.txt", b"\n\n", None),
+        ("TREC.train.all", b"DESC:manner How did serfdom develop ?\nENTY:cremat What films ?\n", "classify"),
     ],
 )
 def test_detect_task_from_suffix_and_content(name: str, head: bytes, task: str | None) -> None:

@@ -22,6 +22,7 @@ from advisor.app import (
     load_predictions,
     mlflow_ui_command,
     slice_table,
+    verdict_text,
 )
 from advisor.tracking import find_analyses, load_analysis
 from advisor.verdict import COST_COLUMNS, compare_costs
@@ -124,7 +125,7 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
     frame = history_frame(runs)
     assert list(frame["run_id"]) == [app_store.finished, app_store.partial]  # newest first
     assert list(frame["status"]) == ["FINISHED", "RUNNING"]
-    assert frame.loc[0, "verdict"] == "use contextual" and frame.loc[1, "verdict"] == ""
+    assert frame.loc[0, "verdict"] == "use contextual" and frame.loc[1, "verdict"] == "no verdict"
     assert mlflow_ui_command(app_store.uri) == f"mlflow ui --backend-store-uri {app_store.uri}"
     url = compare_url(list(frame["run_id"]), list(frame["experiment_id"]))
     query = dict(part.split("=", 1) for part in url.split("?", 1)[1].split("&"))
@@ -133,3 +134,9 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
     single = compare_url([app_store.finished], ["7"])
     assert single.endswith(f"/#/experiments/7/runs/{app_store.finished}")
     assert isinstance(frame, pd.DataFrame)
+
+
+def test_verdict_text_labels_partial_verdicts_in_the_one_wording() -> None:
+    assert verdict_text("use contextual", "FINISHED") == "use contextual"
+    assert verdict_text("use contextual", "KILLED") == "use contextual (partial: run killed)"
+    assert verdict_text("", "KILLED") == "no verdict" and verdict_text("", "FINISHED") == "no verdict"
