@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,17 @@ def _color(name: str) -> str:
     return EMBEDDING_COLORS.get(name, "#2ca02c")
 
 
+def _unit(values: Any) -> np.ndarray:
+    """Scores clipped to [0, 1]: a t-band or a fitted curve must not promise an F1 of 1.25 or −0.1."""
+    return np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
+
+
+def _score_axis(ax: Any) -> None:
+    """Keep the score axis inside [0, 1] (autoscaling adds margins beyond the possible range)."""
+    low, high = ax.get_ylim()
+    ax.set_ylim(max(low, 0.0), min(high, 1.0))
+
+
 def _metric_label(analysis_metric: str) -> str:
     return {"f1": "entity micro-F1 (strict IOB2)", "accuracy": "accuracy"}.get(
         analysis_metric, analysis_metric
@@ -64,11 +76,13 @@ def plot_learning_curves(
         )
         band = rows.dropna(subset=["lo", "hi"])
         if len(band):
-            ax.fill_between(band["size"], band["lo"], band["hi"], color=color, alpha=0.2, linewidth=0)
+            ax.fill_between(
+                band["size"], _unit(band["lo"]), _unit(band["hi"]), color=color, alpha=0.2, linewidth=0
+            )
         fit = (fits or {}).get(name)
         if fit is not None and fit.best is not None and len(rows) > 1:
             grid = np.geomspace(rows["size"].min(), rows["size"].max(), 100)
-            ax.plot(grid, fit.best.predict(grid), linestyle="--", color=color, linewidth=1, alpha=0.8)
+            ax.plot(grid, _unit(fit.best.predict(grid)), linestyle="--", color=color, linewidth=1, alpha=0.8)
     ax.set_xscale("log")
     sizes = analysis.sizes
     if sizes:
@@ -77,6 +91,7 @@ def plot_learning_curves(
     ax.set_xlabel("training items (log scale)")
     ax.set_ylabel(_metric_label(analysis.primary_metric))
     ax.set_title(f"Learning curves: mean and {confidence:.0%} CI over seeds")
+    _score_axis(ax)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right")
@@ -129,6 +144,7 @@ def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
     ax.set_xlabel("training items (log scale)")
     ax.set_ylabel("score")
     ax.set_title("Data efficiency: where contextual matches full-data baselines")
+    _score_axis(ax)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right")
@@ -138,11 +154,16 @@ def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
 def plot_extrapolation(
     fits: Mapping[str, LearningCurveFit], extrapolations: Sequence[Extrapolation], max_factor: float = 4.0
 ) -> Figure:
-    """Observed means and fitted curves extended to ``max_factor`` × the largest size, with the target."""
+    """Observed means and fitted curves, extended to ``max_factor`` × the largest size only where trusted.
+
+    A fit is drawn beyond the data only for an embedding whose extrapolation is reliable (good fit,
+    passing backtest); otherwise it stops at the largest size trained on. Curves are clipped to [0, 1].
+    """
     fig = Figure(figsize=(7.0, 4.5), layout="constrained")
     ax = fig.add_subplot()
     largest = max((max(f.sizes) for f in fits.values() if f.sizes), default=1)
     right = largest * max_factor
+    trusted = {x.embedding for x in extrapolations if x.reliable and x.status != "no fit"}
     for name, fit in fits.items():
         color = _color(name)
         if fit.sizes:
@@ -155,9 +176,12 @@ def plot_extrapolation(
                 label=f"{name} (observed)",
             )
         if fit.best is not None and fit.sizes:
-            grid = np.geomspace(min(fit.sizes), right, 200)
-            label = f"{name}: {fit.best.model} fit"
-            ax.plot(grid, fit.best.predict(grid), color=color, linestyle="--", label=label)
+            end = right if name in trusted else max(fit.sizes)
+            grid = np.geomspace(min(fit.sizes), end, 200)
+            label = f"{name}: {fit.best.model} fit" + (
+                "" if name in trusted else " (not extrapolated: unreliable)"
+            )
+            ax.plot(grid, _unit(fit.best.predict(grid)), color=color, linestyle="--", label=label)
     for x in extrapolations:
         if not math.isfinite(x.target):
             continue
@@ -178,6 +202,8 @@ def plot_extrapolation(
     ax.set_xlabel("training items (log scale; shaded: extrapolated)")
     ax.set_ylabel("score")
     ax.set_title("Learning-curve extrapolation")
+    ax.set_xlim(right=right * 1.05)
+    _score_axis(ax)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right", fontsize=8)

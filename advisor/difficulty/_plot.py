@@ -54,8 +54,10 @@ def _draw_bars(axis, rows: pd.DataFrame, pairs: list[str]) -> None:
     positions = np.arange(len(SLICES))
     for k, pair in enumerate(pairs):
         part = rows[rows["pair"] == pair].set_index("slice").reindex(list(SLICES))
-        gap = part["gap"].to_numpy(dtype=float)
-        errors = np.vstack([gap - part["gap_lo"].to_numpy(float), part["gap_hi"].to_numpy(float) - gap])
+        gap = np.clip(part["gap"].to_numpy(dtype=float), -1.0, 1.0)  # a score gap lies in [-1, 1]
+        lo = np.clip(part["gap_lo"].to_numpy(float), -1.0, 1.0)
+        hi = np.clip(part["gap_hi"].to_numpy(float), -1.0, 1.0)
+        errors = np.clip(np.vstack([gap - lo, hi - gap]), 0.0, None)
         axis.bar(positions + (k - (len(pairs) - 1) / 2) * width, gap, width, yerr=np.nan_to_num(errors),
                  capsize=3, label=pair, color=_PAIR_COLOURS.get(pair))  # fmt: skip
     sizes = rows[rows["slice"] != SLICES[2]].drop_duplicates("slice").set_index("slice")["n_items"]
@@ -75,7 +77,8 @@ def _draw_over_sizes(axis, rows: pd.DataFrame, pairs: list[str]) -> None:
             axis.plot(
                 part["size"], part["gap"], style, marker="o", color=colour, label=f"{pair} {slice_name}"
             )
-            axis.fill_between(part["size"], part["gap_lo"], part["gap_hi"], color=colour, alpha=0.12)
+            low, high = np.clip(part["gap_lo"], -1.0, 1.0), np.clip(part["gap_hi"], -1.0, 1.0)
+            axis.fill_between(part["size"], low, high, color=colour, alpha=0.12)
     axis.set_xscale("log")
     axis.set_xlabel("training items")
     axis.legend(fontsize=6)

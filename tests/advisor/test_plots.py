@@ -1,9 +1,12 @@
-"""Figures are built from computed results and show what they claim (bands, log axis, markers)."""
+"""Figures are built from computed results and show what they claim (bands, log axis, markers), within the
+possible range of the metric."""
 
 from __future__ import annotations
 
-from matplotlib.collections import PolyCollection
+import numpy as np
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from advisor.plots import (
     plot_costs,
@@ -12,7 +15,13 @@ from advisor.plots import (
     plot_extrapolation,
     plot_learning_curves,
 )
-from advisor.verdict import Thresholds, analysis_from_scores, make_synthetic_analysis, recommend
+from advisor.verdict import (
+    Thresholds,
+    analysis_from_scores,
+    curve_summary,
+    make_synthetic_analysis,
+    recommend,
+)
 
 
 def test_learning_curves_have_a_band_per_embedding_on_a_log_axis() -> None:
@@ -59,3 +68,63 @@ def test_extrapolation_and_costs_figures() -> None:
 
 def test_difficulty_gaps_without_slices_is_none() -> None:
     assert plot_difficulty_gaps(None) is None
+
+
+def _plotted_y(fig: Figure) -> np.ndarray:
+    """Every y value a figure draws: lines, filled bands, error bars and bar tops (axis lines excluded)."""
+    values: list[float] = []
+    for ax in fig.axes:
+        for line in ax.lines:
+            if line.get_transform() != ax.transData:  # axhline/axvline live in axes coordinates
+                continue
+            values += [float(v) for v in np.asarray(line.get_ydata(), dtype=float)]
+        for collection in ax.collections:
+            if isinstance(collection, PolyCollection):
+                for path in collection.get_paths():
+                    values += list(path.vertices[:, 1])
+            elif isinstance(collection, LineCollection):
+                for segment in collection.get_segments():
+                    values += list(np.asarray(segment)[:, 1])
+        for patch in ax.patches:
+            if isinstance(patch, Rectangle) and patch.get_transform() == ax.transData:
+                values += [patch.get_y(), patch.get_y() + patch.get_height()]
+    array = np.asarray(values, dtype=float)
+    return array[np.isfinite(array)]
+
+
+def test_every_figure_of_a_run_with_wide_intervals_stays_in_range() -> None:
+    # Two noisy seeds near both ends of the scale: t-bands and fits would leave [0, 1] unclipped.
+    analysis = make_synthetic_analysis(
+        seeds=(0, 1),
+        noise=0.12,
+        curves={"random": (0.08, 0.5, 0.3), "static": (0.6, 2.0, 0.4), "contextual": (1.05, 1.2, 0.35)},
+    )
+    rec = recommend(analysis, Thresholds(n_boot=100))
+    summary = curve_summary(analysis, 0.95)
+    assert (summary["lo"] < 0).any() and (summary["hi"] > 1).any()  # the raw intervals do leave [0, 1]
+    score_figures = {
+        "learning curves": plot_learning_curves(analysis, rec.fits),
+        "data efficiency": plot_data_efficiency(rec.efficiency),
+        "extrapolation": plot_extrapolation(rec.fits, rec.extrapolations, 4.0),
+    }
+    for name, fig in score_figures.items():
+        y = _plotted_y(fig)
+        assert len(y) and y.min() >= 0.0 and y.max() <= 1.0, (name, y.min(), y.max())
+        low, high = fig.axes[0].get_ylim()
+        assert low >= 0.0 and high <= 1.0, name
+    gaps = plot_difficulty_gaps(analysis.slices)
+    y = _plotted_y(gaps)
+    assert len(y) and y.min() >= -1.0 and y.max() <= 1.0
+
+
+def test_extrapolation_draws_beyond_the_data_only_for_reliable_fits() -> None:
+    rec = recommend(make_synthetic_analysis(seeds=(0, 1), noise=0.12), Thresholds(n_boot=100))
+    ax = plot_extrapolation(rec.fits, rec.extrapolations, 4.0).axes[0]
+    reliable = {x.embedding for x in rec.extrapolations if x.reliable}
+    for name, fit in rec.fits.items():
+        if fit.best is None:
+            continue
+        fitted = [line for line in ax.lines if line.get_label().startswith(f"{name}: ")]
+        assert len(fitted) == 1
+        end = max(fitted[0].get_xdata())
+        assert (end > max(fit.sizes) * 1.01) == (name in reliable), (name, end, reliable)
