@@ -118,7 +118,7 @@ def main() -> None:
     args = parser.parse_args()
     args.embeddings = args.embeddings.split(",")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    console = Console()
+    console = Console(width=200)
     rows = []
     for name in args.datasets.split(","):
         for layer in args.layers.split(","):
