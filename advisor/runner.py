@@ -68,6 +68,7 @@ class RunSettings:
     difficulty: bool = True
     spacy_model: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
+    price_per_hour: float | None = None  # serving machine price: the verdict prices 1M items
     strict: bool = False  # items with a label but no text are an error instead of skipped
 
     def __post_init__(self) -> None:
@@ -264,6 +265,8 @@ def run_analysis(
         "advisor.dataset": name,
         "advisor.profile": settings.profile,
     }
+    if settings.price_per_hour is not None:
+        tags["advisor.price_per_hour"] = str(settings.price_per_hour)
     tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
     tracker.open(
         key,
@@ -364,6 +367,11 @@ def run_analysis(
                 predictions[(cell.embedding, cell.size, cell.seed)] = _predictions_from_frame(
                     settings.task, frame
                 )
+            from advisor.costs import serving_stage
+
+            t_serve = time.perf_counter()  # raw text -> prediction per embedding; kept on resume
+            serving_stage(tracker, {e: options[e] for e in plan.embeddings}, splits, train_config, device)
+            timings["serving"] = time.perf_counter() - t_serve
             _analyse(settings, splits, tracker, predictions, timings)
             timings["analysis"] = time.perf_counter() - t2
             analysed = True

@@ -456,6 +456,8 @@ def load_analysis(
     run_id = parent.info.run_id
     params = dict(parent.data.params)
     tags = dict(parent.data.tags)
+    if "advisor.price_per_hour" in tags:  # a tag, so a later run may change it; the verdict reads params
+        params["price_per_hour"] = tags["advisor.price_per_hour"]
     children = client.search_runs(
         [parent.info.experiment_id],
         filter_string=f"tags.`mlflow.parentRunId` = '{run_id}' and tags.`advisor.kind` = 'curve'",
@@ -497,6 +499,9 @@ def load_analysis(
     from advisor.verdict._resample import load_item_scores
 
     item_scores = load_item_scores(client, run_id, artifacts)
+    from advisor.costs import serving_columns
+
+    embeddings = serving_columns(embeddings, client, run_id, artifacts)
     return Analysis(
         task=params.get("task", tags.get("advisor.task", "")),
         primary_metric=params.get("primary_metric", "score"),

@@ -273,6 +273,10 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="recompute cells that al
 WorkersOpt = Annotated[
     int | None, typer.Option("--workers", help="parallel training processes on CPU (default: one per core)")
 ]
+PriceOpt = Annotated[
+    float | None,
+    typer.Option("--price-per-hour", help="serving machine price per hour: the verdict prices 1M items"),
+]
 TagOpt = Annotated[
     list[str] | None, typer.Option("--tag", help="KEY=VALUE tag for the MLflow parent run (repeatable)")
 ]
@@ -310,6 +314,7 @@ def run(
     device: DeviceOpt = None,
     tag: TagOpt = None,
     workers: WorkersOpt = None,
+    price_per_hour: PriceOpt = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
     ] = False,
@@ -339,6 +344,7 @@ def run(
         device=device,
         tags=_parse_tags(tag or []),
         workers=workers,
+        price_per_hour=price_per_hour,
         strict=strict,
     )
     validate_settings(settings)  # every option, path, store and tag, before anything is created

@@ -56,7 +56,9 @@ class Thresholds:
     - ``acceptable_loss``: score (on the [0, 1] scale) you accept to lose for a cheaper embedding;
       0.01 = one F1/accuracy point. A cheap embedding is "enough" only when the *upper* end of the
       interval of its gap to every costlier embedding is within this loss.
-    - ``latency_budget_ms``: serving latency per item (featurization + model) you can afford; None = no limit.
+    - ``latency_budget_ms``: serving latency per item (raw text to prediction, batch 1) you can afford; None = no limit.
+    - ``price_per_hour``: what the serving machine costs per hour; when set, the verdict prices 1M items
+      (batch 64) per embedding. None = not priced.
     - ``label_cost``: money per labelled item, to price the "label more" option (and convert a money budget).
     - ``labelling_budget_items`` / ``labelling_budget_money``: extra items you could label; when neither is
       set the budget is as many items as the current training set (doubling it).
@@ -79,6 +81,7 @@ class Thresholds:
     max_backtest_error: float = 0.02
     max_extrapolation: float = 4.0
     n_boot: int = 2000
+    price_per_hour: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.acceptable_loss < 1:
@@ -89,7 +92,13 @@ class Thresholds:
             )
         if not 0.5 <= self.confidence < 1:
             raise ConfigError(f"confidence must be in [0.5, 1), got {self.confidence}", code="E602")
-        for name in ("latency_budget_ms", "label_cost", "labelling_budget_items", "labelling_budget_money"):
+        for name in (
+            "latency_budget_ms",
+            "label_cost",
+            "labelling_budget_items",
+            "labelling_budget_money",
+            "price_per_hour",
+        ):
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ConfigError(f"{name} must not be negative, got {value}", code="E602")
@@ -405,6 +414,8 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     """Decide between "use contextual", "static is enough", "random is enough", "label more data instead"
     and "inconclusive", with the reasons, numbers and thresholds that led there."""
     t = thresholds if thresholds is not None else Thresholds()
+    if t.price_per_hour is None and analysis.params.get("price_per_hour") not in (None, ""):
+        t = replace(t, price_per_hour=float(analysis.params["price_per_hour"]))  # given to `advisor run`
     analysis, cut_from = _finished_part(analysis, t.min_seeds)
     names = analysis.embedding_names
     full = analysis.full_size
@@ -619,24 +630,40 @@ def _cost_sentences(costs: CostComparison | None, t: Thresholds, rec: Recommenda
     if costs is None:
         return []
     out: list[str] = []
+    memory = "serving_memory_mb" if costs.serving_measured else "peak_memory_mb"
     for pair in ("contextual/static", "contextual/random"):
-        lat = costs.ratio(pair, "latency_ms_per_item")
-        train = costs.ratio(pair, "train_seconds")
-        mem = costs.ratio(pair, "peak_memory_mb")
-        size = costs.ratio(pair, "embedding_mb")
         parts = [
             f"{label} {value:.1f}×"
             for label, value in (
-                ("serving latency", lat),
-                ("training time", train),
-                ("peak memory", mem),
-                ("embedding size", size),
+                ("serving latency (batch 1)", costs.ratio(pair, "latency_ms_per_item")),
+                ("serving time at batch 64", costs.ratio(pair, "batch_ms_per_item")),
+                ("serving memory" if costs.serving_measured else "peak memory", costs.ratio(pair, memory)),
+                ("training time", costs.ratio(pair, "train_seconds")),
+                ("embedding size", costs.ratio(pair, "embedding_mb")),
             )
             if math.isfinite(value)
         ]
         if parts:
-            out.append(f"Cost {pair.replace('/', ' vs ')}: " + ", ".join(parts) + ".")
+            out.append(
+                f"Cost {pair.replace('/', ' vs ')}: "
+                + ", ".join(parts)
+                + f" (serving {costs.provenance_text()})."
+            )
             break  # one comparison is enough for the reasons; the report has the full table
+    if t.price_per_hour is not None and costs.serving_measured:
+        from advisor.costs import price_per_million
+
+        prices = [
+            f"{name} {price_per_million(costs.value(name, 'batch_ms_per_item'), t.price_per_hour):,.2f}"
+            for name in costs.table.index
+            if math.isfinite(costs.value(name, "batch_ms_per_item"))
+        ]
+        if prices:
+            out.append(
+                f"Serving 1M items at batch 64 on this machine at {t.price_per_hour:g} per hour costs: "
+                + ", ".join(prices)
+                + "."
+            )
     if t.latency_budget_ms is not None:
         for name in costs.table.index:
             latency = costs.value(name, "latency_ms_per_item")

@@ -1,0 +1,306 @@
+"""Serving cost, measured the way a deployment pays it: raw text in, prediction out, never the cache.
+
+Why a dedicated pass: the featurization time logged while training depends on the feature cache
+(a warm cache made contextual look 10x cheaper after a resume) and the trainers' peak memory is a
+process-wide high-water mark. Here, once per embedding and run:
+
+- a fixed sample of test items (``sample_size``, drawn with a fixed seed, same for every embedding)
+  goes from its raw text through tokenization, the embedding (the encoder forward pass for
+  contextual, with the feature cache switched off) and a downstream model of the run's architecture
+  (freshly initialised: serving time does not depend on the weight values) to predictions;
+- at batch 1 (on the first ``batch1_items`` items) and at batch 64 (the whole sample), after one
+  warm-up batch, ``repeats`` times; the median ms per item is kept; with ``threads`` torch threads
+  (default 1: one request per core, as servers scale out, and the only setting that stays
+  comparable on a shared machine, where multi-threaded kernels wait on each other);
+- serving memory = the weights a server holds (embedding table or encoder weights + downstream
+  parameters) + the features of one batch of 64 items, counted from the arrays themselves.
+
+Each measurement carries its provenance (device, torch threads, batch sizes, sample size, repeats);
+a resume keeps stored measurements whose provenance matches and re-measures *all* embeddings
+otherwise, so the ratios in the verdict never mix measurements taken in different conditions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from advisor.data import Corpus
+
+__all__ = [
+    "SERVING_ARTIFACT",
+    "ServingCost",
+    "measure_serving",
+    "price_per_million",
+    "serving_provenance",
+]
+
+SERVING_ARTIFACT = "analysis/serving_costs.json"
+BATCH_SIZES = (1, 64)
+BATCH1_ITEMS = 16
+
+
+@dataclass
+class ServingCost:
+    """One embedding's serving cost, with how it was measured."""
+
+    embedding: str
+    ms_per_item_b1: float  # median over repeats, batch 1
+    ms_per_item_b64: float  # median over repeats, batch 64
+    memory_mb: float  # weights held for serving + features of one batch of 64
+    weights_mb: float
+    batch_features_mb: float
+    provenance: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def serving_provenance(
+    device: str, sample_size: int, repeats: int, batch1_items: int, threads: int = 1
+) -> dict[str, Any]:
+    """What a measurement depends on besides the embedding: equal provenance = comparable numbers."""
+    import platform
+
+    return {
+        "device": device,
+        "torch_threads": int(threads),
+        "batch_sizes": list(BATCH_SIZES),
+        "sample_size": int(sample_size),
+        "batch1_items": int(batch1_items),
+        "repeats": int(repeats),
+        "warmup_batches": 1,
+        "cpu": platform.processor() or platform.machine(),
+        "source": "raw text -> tokenize -> embedding (no feature cache) -> downstream model",
+    }
+
+
+def fixed_sample(corpus: Corpus, size: int, seed: int = 0) -> Corpus:
+    """The same items for every embedding: a seeded draw of ``size`` test items, in corpus order."""
+    n = len(corpus)
+    if n <= size:
+        return corpus
+    picked = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+    return corpus.subset(picked)
+
+
+def _raw_tokens(task: str, texts: list[str]) -> list[list[str]]:
+    """Tokenization as a server would do it from raw text (CoNLL text is its tokens joined by spaces)."""
+    if task == "ner":
+        return [text.split(" ") if text else [] for text in texts]
+    from advisor.data._classify import tokenize
+
+    return [tokenize(text) for text in texts]
+
+
+def _predictor(
+    task: str, labels: list[str], embedding: Any, config: Any, device: str, probe: Corpus
+) -> Callable:
+    """A function batch -> predictions: tokenize, featurize (no cache), run the downstream model."""
+    import torch
+
+    from trainers._loop import _Model, _Split
+
+    label_index = {label: i for i, label in enumerate(labels)}
+    casing = task == "ner" and bool(getattr(config, "casing_features", False))
+    probe_feats = embedding.featurize(probe)
+    model = _Model(task, labels, embedding.dim, config, _Split(probe_feats, probe, label_index, casing))
+    model.net.to(torch.device(device))
+    model.net.eval()
+
+    def predict(batch: Corpus) -> list:
+        corpus = Corpus(
+            task, _raw_tokens(task, list(batch.texts)), list(batch.labels), texts=list(batch.texts)
+        )
+        feats = embedding.featurize(corpus)
+        split = _Split(feats, corpus, label_index, casing)
+        out = model.predict(split, max(len(corpus), 1), torch.device(device))
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        predict.last_features_bytes = int(np.asarray(feats.vectors).nbytes)  # type: ignore[attr-defined]
+        return out.predictions
+
+    predict.params_bytes = int(  # type: ignore[attr-defined]
+        sum(p.numel() * p.element_size() for p in model.net.parameters())
+    )
+    return predict
+
+
+def _time_batches(predict: Callable, batches: list[Corpus], repeats: int) -> float:
+    """Median over ``repeats`` of ms per item over ``batches``, after one warm-up batch."""
+    predict(batches[0])
+    n_items = sum(len(b) for b in batches)
+    timings = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for batch in batches:
+            predict(batch)
+        timings.append(1000.0 * (time.perf_counter() - start) / max(n_items, 1))
+    return float(statistics.median(timings))
+
+
+def measure_serving(
+    name: str,
+    embedding: Any,
+    task: str,
+    labels: list[str],
+    sample: Corpus,
+    config: Any,
+    device: str = "cpu",
+    *,
+    repeats: int = 3,
+    batch1_items: int = BATCH1_ITEMS,
+    threads: int = 1,
+) -> ServingCost:
+    """Time ``embedding`` (fitted, cache off) + a fresh downstream model on ``sample``; see the module docstring."""
+    import torch
+
+    provenance = serving_provenance(device, len(sample), repeats, min(batch1_items, len(sample)), threads)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _measure(
+            name, embedding, task, labels, sample, config, device, repeats, batch1_items, provenance
+        )
+    finally:
+        torch.set_num_threads(before)
+
+
+def _measure(
+    name: str,
+    embedding: Any,
+    task: str,
+    labels: list[str],
+    sample: Corpus,
+    config: Any,
+    device: str,
+    repeats: int,
+    batch1_items: int,
+    provenance: dict[str, Any],
+) -> ServingCost:
+    import torch
+
+    with torch.inference_mode():
+        predict = _predictor(task, labels, embedding, config, device, sample.subset([0]))
+        singles = [sample.subset([i]) for i in range(min(batch1_items, len(sample)))]
+        b1 = _time_batches(predict, singles, repeats)
+        big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
+        b64 = _time_batches(predict, big, repeats)
+        predict(big[0])
+        features_bytes = int(predict.last_features_bytes)
+    weights = int(getattr(embedding, "storage_bytes", 0)) + int(predict.params_bytes)
+    return ServingCost(
+        embedding=name,
+        ms_per_item_b1=b1,
+        ms_per_item_b64=b64,
+        memory_mb=(weights + features_bytes) / 1e6,
+        weights_mb=weights / 1e6,
+        batch_features_mb=features_bytes / 1e6,
+        provenance=provenance,
+    )
+
+
+def price_per_million(ms_per_item: float, price_per_hour: float) -> float:
+    """Money per 1M items at ``price_per_hour`` for the machine, from the batch-64 time per item."""
+    if not (math.isfinite(ms_per_item) and price_per_hour >= 0):
+        return math.nan
+    return price_per_hour * ms_per_item * 1e6 / 1000.0 / 3600.0
+
+
+# -- the runner's stage: measure what is missing, keep what was measured the same way --------------
+
+
+def _stored(tracker: Any) -> dict[str, Any]:
+    import tempfile
+    from pathlib import Path
+
+    paths = {a.path for a in tracker.client.list_artifacts(tracker.parent_id, "analysis")}
+    if SERVING_ARTIFACT not in paths:
+        return {}
+    with tempfile.TemporaryDirectory() as tmp:
+        local = tracker.client.download_artifacts(tracker.parent_id, SERVING_ARTIFACT, tmp)
+        return json.loads(Path(local).read_text(encoding="utf-8"))
+
+
+def _serving_embedding(name: str, options: dict[str, Any], splits: Any) -> Any:
+    """A fitted embedding as a server would load it: the contextual feature cache switched off."""
+    from advisor.embeddings import make_embedding
+
+    opts = dict(options)
+    if name == "contextual":
+        opts["use_cache"] = False
+    embedding = make_embedding(name, **opts)
+    embedding.fit(splits.train)
+    return embedding
+
+
+def serving_stage(
+    tracker: Any,
+    options: dict[str, dict[str, Any]],
+    splits: Any,
+    config: Any,
+    device: str,
+    *,
+    sample_size: int = 128,
+    repeats: int = 3,
+    force: bool = False,
+) -> dict[str, Any]:
+    """Measure every embedding of ``options`` unless the run already holds measurements with the same
+    provenance for all of them; returns the stored payload."""
+    from trainers._loop import _label_set
+
+    embeddings = list(options)
+    sample = fixed_sample(splits.test, sample_size)
+    wanted = serving_provenance(device, len(sample), repeats, min(BATCH1_ITEMS, len(sample)))
+    stored = _stored(tracker)
+    costs = stored.get("costs", {})
+    same = stored.get("provenance") == wanted and all(e in costs for e in embeddings)
+    if same and not force:
+        return stored
+    labels = _label_set(splits.train, splits.dev, splits.test)
+    measured = {}
+    for name in embeddings:
+        embedding = _serving_embedding(name, options[name], splits)
+        cost = measure_serving(
+            name, embedding, splits.train.task, labels, sample, config, device, repeats=repeats
+        )
+        measured[name] = cost.to_dict()
+    payload = {"provenance": wanted, "costs": measured, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    tracker.client.log_dict(tracker.parent_id, payload, SERVING_ARTIFACT)
+    tracker.log_parent_metrics(
+        {
+            f"serving_ms_per_item_b{b}.{n}": c[f"ms_per_item_b{b}"]
+            for n, c in measured.items()
+            for b in BATCH_SIZES
+        }
+        | {f"serving_memory_mb.{n}": c["memory_mb"] for n, c in measured.items()}
+    )
+    return payload
+
+
+def load_serving(client: Any, run_id: str, artifacts: set[str]) -> dict[str, Any]:
+    """The run's serving measurements (empty for runs from before the dedicated pass)."""
+    if SERVING_ARTIFACT not in artifacts:
+        return {}
+    return _stored(SimpleNamespace(client=client, parent_id=run_id))
+
+
+def serving_columns(embeddings: Any, client: Any, run_id: str, artifacts: set[str]) -> Any:
+    """The run's embedding table with the serving measurements as columns (unchanged for older runs)."""
+    payload = load_serving(client, run_id, artifacts)
+    if not payload or embeddings is None or not len(embeddings) or "embedding" not in embeddings.columns:
+        return embeddings
+    costs = payload.get("costs", {})
+    table = embeddings.copy()
+    for column in ("ms_per_item_b1", "ms_per_item_b64", "memory_mb"):
+        table[f"serving_{column}"] = [costs.get(e, {}).get(column, math.nan) for e in table["embedding"]]
+    table["serving_provenance"] = json.dumps(payload.get("provenance", {}), sort_keys=True)
+    return table
