@@ -16,7 +16,8 @@ The difficulty metrics are recomputed here from the statistics with the formulas
   needs a spaCy parse, so it is optional).
 - NER tokens: ``ner_unseen`` = 1 / training count, with never-seen tokens at ``2.0`` instead of
   ``inf`` (above every seen token's 1/count <= 1, and finite for the booster); ``ner_ambiguity`` =
-  number of distinct labels (entity type or O) of the token in training. ``ner_complexity`` is left
+  number of distinct labels (entity type or O) of the token in training, NaN (missing, which
+  LightGBM routes on its own) for a never-seen token, as in the difficulty metric. ``ner_complexity`` is left
   out: at token level it is the length of the *gold* entity, unknown on unlabelled text.
 
 Cheap extras: length, casing, digits, training frequency (log1p count) and, for NER tokens, whether
@@ -237,7 +238,7 @@ def _ner_rows(
         for i, token in enumerate(sentence):
             values = {
                 "ner_unseen": 1.0 / seen[i] if seen[i] else NEVER_SEEN,
-                "ner_ambiguity": float(len(labels.get(token, ()))),
+                "ner_ambiguity": float(len(labels[token])) if labels.get(token) else math.nan,
                 "log_count": _log_count(seen[i]),
                 "token_length": float(len(token)),
                 "is_capitalised": float(token[:1].isupper()),

@@ -18,8 +18,12 @@ Honesty: 5-fold cross-validation grouped by sentence (tokens of one sentence nev
 test), small-data settings (few leaves, ``min_child_samples`` grown with the data, deterministic,
 seeded, one thread). Scores come with the fold spread and a t-interval over folds; the model "learned
 something" only when the AUC interval lies above 0.5 *and* the mean out-of-fold R² is positive.
-Insight sentences take the regressor's most important features, the split threshold that carried
-the most gain for each, and then measure the *real* advantage on both sides of it (not the model's).
+Insight sentences are cross-fitted, so no number is measured on the data that chose it: the test
+sentences are split in two halves (seeded); a regressor fitted on one half picks the most important
+features and, for each, the split threshold that carried the most gain; the *real* advantage on
+both sides of that threshold is then measured on the other half only. The "highest predicted gain"
+sentence ranks units by their out-of-fold prediction. The model is fitted on the run's test split
+(the only split with predictions of every cell) and says so: :data:`FIT_SCHEME`.
 """
 
 from __future__ import annotations
@@ -42,6 +46,11 @@ PredictionKey = tuple[str, int, int]
 BASELINES: tuple[str, ...] = ("static", "random")
 NUM_BOOST_ROUND = 100
 MIN_UNITS = 30
+FIT_SCHEME = (
+    "cross-fitted on the test split: scores out of fold (grouped by sentence); insight thresholds chosen "
+    "on one half of the test sentences and measured on the other half; the saved model (for predict-gain) "
+    "is fitted on all test units"
+)
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,7 @@ class GainResult:
     mean_advantage: float  # observed mean advantage over the units
     share_helps: float  # observed share of units with advantage > 0
     model_error: dict[str, float] = field(default_factory=dict)  # sd over folds of (mean pred - mean true)
+    fit_scheme: str = FIT_SCHEME
 
     @property
     def cv_spread_text(self) -> str:
@@ -311,16 +321,25 @@ def _side_sentence(
     )
 
 
+def _halves(groups: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two halves of the units, split by sentence (a sentence's units stay together), seeded."""
+    unique = np.unique(groups)
+    chosen = np.random.default_rng([seed, 7]).permutation(unique)[: len(unique) // 2]
+    first = np.isin(groups, chosen)
+    return first, ~first
+
+
 def _insights(
     result_task: str,
     unit: str,
     table: pd.DataFrame,
-    importance: pd.DataFrame,
-    booster: Any,
+    names: list[str],
+    groups: np.ndarray,
     advantage: np.ndarray,
     baseline: str,
     scores: dict[str, CVScore],
     learned: bool,
+    seed: int,
     top: int = 3,
 ) -> list[str]:
     score = "token accuracy" if result_task == "ner" else "accuracy"
@@ -337,15 +356,22 @@ def _insights(
             f"everywhere rather than a targeted gain.",
         ]
     sentences = [overall, f"The gain model predicts where context helps: {scores['auc'].describe()}."]
+    choose, measure = _halves(groups, seed)
+    if choose.sum() < MIN_UNITS // 2 or measure.sum() < MIN_UNITS // 2:
+        return sentences
+    x = table[names]
+    booster = _train(x[choose], advantage[choose], lgb_params(int(choose.sum()), "regression", seed))
+    importance = _importance(booster, "gain")
     for feature in importance.loc[importance["gain"] > 0, "feature"].head(top):
         threshold = _best_threshold(booster, feature)
         if threshold is None:
             continue
-        sentence = _side_sentence(
-            result_task, unit, feature, threshold, table[feature].to_numpy(float), advantage, baseline
-        )
+        values = table[feature].to_numpy(float)[measure]
+        sentence = _side_sentence(result_task, unit, feature, threshold, values, advantage[measure], baseline)
         if sentence:
-            sentences.append(sentence)
+            sentences.append(
+                sentence.rstrip(".") + " (threshold chosen on the other half of the test sentences)."
+            )
     return sentences
 
 
@@ -401,9 +427,8 @@ def fit_gain_model(
         ignore_index=True,
     )
     contributions = _contributions(table, names, target, booster, helps_booster, oof_gain, oof_help)
-    gain_importance = importance[importance["model"] == "gain"]
     insights = _insights(
-        task, unit_of(task), table, gain_importance, booster, advantage, info["baseline"], scores, learned
+        task, unit_of(task), table, names, groups, advantage, info["baseline"], scores, learned, seed
     )
     verdict = insights[1]
     if learned:
@@ -416,6 +441,7 @@ def fit_gain_model(
             "size": info["size"],
             "n_seeds": info["n_seeds"],
             "learned_something": learned,
+            "fit_scheme": FIT_SCHEME,
             "model_error": errors,
             "mean_advantage": float(advantage.mean()),
             "share_helps": float(helps.mean()),
@@ -452,15 +478,16 @@ def fit_gain_model(
 
 def _top_contributions_sentence(contributions: pd.DataFrame, task: str, share: float = 0.2) -> str:
     """Per-unit explanation, summarised: which feature pushes the predicted gain up on the units where
-    the model expects the most gain (its top ``share`` by in-sample prediction)."""
+    the model expects the most gain (its top ``share`` by *out-of-fold* prediction, so the observed
+    advantage quoted there is not measured on the data that ranked them)."""
     unit = unit_of(task)
-    cutoff = contributions["predicted_gain"].quantile(1.0 - share)
-    top = contributions[contributions["predicted_gain"] >= cutoff]
+    cutoff = contributions["oof_gain"].quantile(1.0 - share)
+    top = contributions[contributions["oof_gain"] >= cutoff]
     counts = top["top_feature"].value_counts()
     feature, n = str(counts.index[0]), int(counts.iloc[0])
     observed = 100 * float(top["advantage"].mean())
     return (
-        f"On the {len(top):,} {unit}s with the highest predicted gain (top {share:.0%}; observed "
+        f"On the {len(top):,} {unit}s with the highest out-of-fold predicted gain (top {share:.0%}; observed "
         f"{observed:+.1f} points there), the largest per-{unit} contribution comes from {feature} for "
         f"{n / len(top):.0%} of them ({FEATURES[task][feature].phrase})."
     )

@@ -72,6 +72,7 @@ def _summary(result: GainResult) -> dict[str, Any]:
         "features": result.features,
         "metric": result.metric,
         "learned_something": result.learned_something,
+        "fit_scheme": result.fit_scheme,
         "verdict": result.verdict,
         "insights": result.insights,
         "mean_advantage": result.mean_advantage,

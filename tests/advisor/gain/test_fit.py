@@ -24,21 +24,33 @@ def test_planted_unseen_effect_is_learned_ranked_first_and_predicted(planted_cla
     assert full.gain_lo <= full.expected_gain <= full.gain_hi
 
 
-def test_insight_sentences_report_the_measured_advantage_on_both_sides(
+def test_insight_sentences_are_chosen_on_one_half_and_measured_on_the_other(
     planted_classify, planted_classify_result
 ) -> None:
+    from advisor.gain._features import gain_features
+    from advisor.gain._fit import _best_threshold, _halves, _train, lgb_params
+
     result = planted_classify_result
     _, evaluation, _ = planted_classify
+    assert "cross-fitted" in result.fit_scheme
     insight = next(s for s in result.insights if "share of words unseen" in s)
-    trees = result.booster.trees_to_dataframe()
-    splits = trees[trees["split_feature"] == "classify_unseen"]
-    threshold = splits.groupby("threshold")["split_gain"].sum().idxmax()
-    unseen = np.array([sum(w.startswith("u") for w in s) / len(s) for s in evaluation.tokens])
+    assert "threshold chosen on the other half" in insight
+    table = gain_features(result.statistics, evaluation.tokens, result.features)
     advantage = result.contributions["advantage"].to_numpy()
+    choose, measure = _halves(table["item"].to_numpy(), 0)
+    booster = _train(
+        table[result.features][choose], advantage[choose], lgb_params(int(choose.sum()), "regression")
+    )
+    threshold = _best_threshold(booster, "classify_unseen")
+    unseen = np.array([sum(w.startswith("u") for w in s) / len(s) for s in evaluation.tokens])[measure]
+    held_out = advantage[measure]
     above = unseen > threshold
-    assert f"{100 * advantage[above].mean():+.1f} points" in insight
-    assert f"{100 * advantage[~above].mean():+.1f} elsewhere" in insight
-    assert advantage[above].mean() > 0.3 > advantage[~above].mean()
+    assert (
+        f"({int(above.sum())} of {int(measure.sum())} sentences)" in insight
+    )  # counted on the held-out half
+    assert f"{100 * held_out[above].mean():+.1f} points" in insight
+    assert f"{100 * held_out[~above].mean():+.1f} elsewhere" in insight
+    assert held_out[above].mean() > 0.3 > held_out[~above].mean()
 
 
 def test_contributions_add_up_to_the_prediction(planted_classify_result) -> None:
@@ -47,9 +59,9 @@ def test_contributions_add_up_to_the_prediction(planted_classify_result) -> None
     np.testing.assert_allclose(parts, frame["predicted_gain"], atol=1e-9)
     assert frame["p_helps"].between(0, 1).all() and frame["oof_gain"].notna().all()
     assert set(frame["top_feature"]) <= set(planted_classify_result.features)
-    top = frame[frame["predicted_gain"] >= frame["predicted_gain"].quantile(0.8)]
+    top = frame[frame["oof_gain"] >= frame["oof_gain"].quantile(0.8)]  # ranked out of fold
     summary = planted_classify_result.insights[-1]
-    assert summary.startswith(f"On the {len(top)} sentences with the highest predicted gain")
+    assert summary.startswith(f"On the {len(top)} sentences with the highest out-of-fold predicted gain")
     assert f"{100 * top['advantage'].mean():+.1f} points" in summary
 
 
