@@ -1,11 +1,20 @@
 """Benchmark the contextual featurizer against a bare Hugging Face forward pass over the same batches.
 
 Usage: python experiments/bench_features.py [CONLL_PATH] [--model DIR] [--batch-size N] [--limit N]
+       python experiments/bench_features.py --memory 10000,30000,100000   # peak memory vs input size
 
 Prints words/s for (a) bare ``AutoModel`` forward on length-sorted, padded batches of the same
-sentences (tokenization included, no pooling, nothing written), (b) our ``featurize`` without the
-cache, (c) with a cold cache (compute + write), then the time of a pure cache write of the same
-vectors, a cache-hit read (touching every row), and the peak RSS after each phase.
+sentences (tokenization included, no pooling, nothing written), (b) our ``featurize`` of one layer
+without the cache (the single-layer forward), (c) the all-layer cold cache (compute every hidden
+layer, pool, write the fp16 stack: what ``advisor run`` does), with its CPU cost relative to (b),
+then a pure cache write, a cache-hit read (touching every row), and the peak RSS after each phase.
+
+``--memory`` featurizes N distinct sentences (the input cycled, each made unique) into the
+all-layer cache, each N in a fresh process, and prints the peak resident memory the featurize call
+added: it should stay flat as N grows (vectors stream to disk; sentences are encoded in chunks).
+A tiny random BERT with the packaged tokenizer is used there by default, so 100k sentences take
+minutes on a CPU: the memory behaviour under test is the featurizer's, not the encoder's
+(activations are per batch whatever N is); pass ``--model`` to use a real encoder.
 """
 
 from __future__ import annotations
@@ -83,7 +92,16 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     parser.add_argument("--limit", type=int, default=0, help="first N sentences only (0 = all)")
+    parser.add_argument("--memory", default="", help="comma-separated sentence counts: peak-memory mode")
+    parser.add_argument("--memory-child", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--cache", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.memory_child, args.path, args.model, args.cache, args.batch_size)
+        return
+    if args.memory:
+        memory_main(args)
+        return
 
     import torch
 
@@ -114,19 +132,25 @@ def main() -> None:
         rows.append(("bare HF tokenize + forward", bare, f"{n_words / bare.wall:,.0f} words/s"))
         rss_bare = peak_rss_mb()
 
-        emb = make_embedding("contextual", use_cache=False, **options)
+        emb = make_embedding("contextual", use_cache=False, layer="last", **options)
         emb.featurize(corpus.subset(range(min(8, len(corpus)))))  # load the model outside the timing
         with Clock() as ours:
             plain = emb.featurize(corpus)
         speed = f"{n_words / ours.wall:,.0f} words/s, {bare.wall / ours.wall:.2f}x bare (CPU {bare.cpu / ours.cpu:.2f}x)"
-        rows.append(("ours, no cache", ours, speed))
+        rows.append(("ours, one layer, no cache (single-layer forward)", ours, speed))
 
-        cached_emb = make_embedding("contextual", cache_dir=tmp, **options)
+        cached_emb = make_embedding("contextual", cache_dir=tmp, layer="last", **options)
         cached_emb.featurize(corpus.subset(range(min(8, len(corpus)))))
         with Clock() as cold:
-            cached_emb.featurize(corpus)
-        speed = f"{n_words / cold.wall:,.0f} words/s, {bare.wall / cold.wall:.2f}x bare (CPU {bare.cpu / cold.cpu:.2f}x)"
-        rows.append(("ours, cold cache (compute + write)", cold, speed))
+            stack = cached_emb.featurize_layers(corpus)
+        speed = (
+            f"{n_words / cold.wall:,.0f} words/s, {stack.n_layers} layers, "
+            f"{stack.vectors.nbytes / 2**20:.1f} MB fp16; CPU {cold.cpu / ours.cpu:.2f}x the single-layer forward"
+        )
+        rows.append(("ours, all layers, cold cache (compute + write)", cold, speed))
+        with Clock() as view:
+            last = cached_emb.featurize(corpus)  # --layer last: a view of the cached stack
+        rows.append(("--layer last from the cached stack", view, f"forward calls {cached_emb.forward_calls}"))
 
         cache = FeatureCache(Path(tmp) / "write-only")
         with Clock() as write, cache.writer("bench", plain.offsets, plain.dim, {}) as writer:
@@ -135,7 +159,7 @@ def main() -> None:
             writer.commit()
         rows.append(("cache write only", write, f"{plain.vectors.nbytes / 2**20:.1f} MB float16"))
 
-        reader = make_embedding("contextual", cache_dir=tmp, **options)
+        reader = make_embedding("contextual", cache_dir=tmp, layer="last", **options)
         with Clock() as read:
             hit = reader.featurize(corpus)
             checksum = float(np.asarray(hit.vectors, dtype=np.float32).sum())  # touch every row
@@ -150,8 +174,117 @@ def main() -> None:
     for name, clock, note in rows:
         print(f"{name:<{width}}  {clock.wall:7.2f}  {clock.cpu:7.2f}  {note}")
     print(f"\npeak RSS after bare forward: {rss_bare:,.0f} MB; at the end: {peak_rss_mb():,.0f} MB")
-    print(f"max |cached - uncached| = {max_diff:.4f}")
+    print(
+        f"max |cached - uncached| = {max_diff:.4f}; last layer of the stack == --layer last: "
+        f"{bool(np.array_equal(np.asarray(last.vectors), np.asarray(stack.vectors[:, -1])))}"
+    )
     sys.stdout.flush()
+
+
+def tiny_encoder(directory: Path) -> str:
+    """A 2-layer 64-d random BERT with the packaged MiniLM tokenizer (real word pieces, cheap forward)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from advisor.embeddings import default_encoder
+
+    tokenizer = AutoTokenizer.from_pretrained(default_encoder())
+    tokenizer.save_pretrained(directory)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=128,
+        max_position_embeddings=512,
+    )
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(directory)
+    return str(directory)
+
+
+def memory_child(n: int, path: str, model: str, cache: str, batch_size: int) -> None:
+    """Featurize n distinct sentences into the all-layer cache; print JSON with the memory it added."""
+    import json
+
+    from advisor.data import Corpus
+    from advisor.embeddings import make_embedding
+
+    base = read_tokens(path)
+    tokens = [[*base[i % len(base)], str(i)] for i in range(n)]  # distinct: nothing is deduplicated
+    corpus = Corpus(task="ner", tokens=tokens, labels=[["O"] * len(s) for s in tokens])
+    emb = make_embedding("contextual", model=model, cache_dir=cache, batch_size=batch_size)
+    emb.featurize_layers(corpus.subset(range(8)))  # model and tokenizer loaded outside the window
+    Path("/proc/self/clear_refs").write_text("5")  # reset the high-water mark (Linux)
+    baseline = _status_mb("VmRSS")
+    with Clock() as clock:
+        stack = emb.featurize_layers(corpus)
+    print(
+        json.dumps(
+            {
+                "sentences": n,
+                "words": corpus.n_tokens,
+                "layers": stack.n_layers,
+                "dim": stack.dim,
+                "cache_mb": stack.vectors.nbytes / 2**20,
+                "baseline_mb": baseline,
+                "added_peak_mb": _status_mb("VmHWM") - baseline,
+                "wall_s": clock.wall,
+                "cpu_s": clock.cpu,
+            }
+        )
+    )
+
+
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def memory_main(args: argparse.Namespace) -> None:
+    """Peak memory added by featurize at each input size, each in a fresh process."""
+    import json
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model = args.model or tiny_encoder(Path(tmp) / "tiny")
+        print(f"model {model}; input {args.path} cycled, each sentence made distinct")
+        print(
+            f"{'sentences':>10} {'words':>10} {'cache MB':>9} {'RSS before MB':>14} {'peak added MB':>14} {'wall s':>7} {'CPU s':>7}"
+        )
+        for n in [int(x) for x in args.memory.split(",")]:
+            cache = Path(tmp) / f"cache-{n}"
+            out = (
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        args.path,
+                        "--memory-child",
+                        str(n),
+                        "--model",
+                        model,
+                        "--cache",
+                        str(cache),
+                        "--batch-size",
+                        str(args.batch_size),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                .stdout.strip()
+                .splitlines()[-1]
+            )
+            r = json.loads(out)
+            print(
+                f"{r['sentences']:>10,} {r['words']:>10,} {r['cache_mb']:>9,.0f} {r['baseline_mb']:>14,.0f} "
+                f"{r['added_peak_mb']:>14,.0f} {r['wall_s']:>7.0f} {r['cpu_s']:>7.0f}",
+                flush=True,
+            )
+            subprocess.run(["rm", "-rf", str(cache)], check=False)
 
 
 if __name__ == "__main__":
