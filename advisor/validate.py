@@ -289,7 +289,13 @@ def check_tracking_uri(uri: str | None) -> str:
 
     chosen = uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
     scheme = urlparse(chosen).scheme.split("+")[0].lower()
-    if scheme == "file" or "://" not in chosen:
+    if "://" not in chosen:
+        raise ConfigError(
+            f"tracking URI {chosen!r} is not a URI",
+            hint="use sqlite:///path/to/mlflow.db or http://host:port",
+            code="E220",
+        )
+    if scheme == "file":
         raise ConfigError(
             f"tracking URI {chosen!r}: the file store was removed in MLflow 3",
             hint="use sqlite:///path/to/mlflow.db or http://host:port",
