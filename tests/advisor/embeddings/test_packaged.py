@@ -33,7 +33,7 @@ def test_packaged_glove_and_matching_random_norm():
 
 
 def test_packaged_minilm_features_windows_and_cache(tmp_path):
-    emb = make_embedding("contextual", cache_dir=tmp_path)
+    emb = make_embedding("contextual", cache_dir=tmp_path, layer="last")
     assert emb.dim == 384 and emb.max_length == 512 and emb.storage_bytes > 50_000_000
     long = ("the river bank was flooded after the storm , so people moved to higher ground . " * 50).split()
     corpus = _corpus([["Apple", "opened", "a", "store", "in", "Berlin", "."], long])
@@ -50,6 +50,11 @@ def test_packaged_minilm_features_windows_and_cache(tmp_path):
         / np.linalg.norm(vectors[7 + bank[2]])
     )
     assert 0.8 < sim < 1.0
-    again = make_embedding("contextual", cache_dir=tmp_path)
+    again = make_embedding("contextual", cache_dir=tmp_path, layer="last")
     np.testing.assert_array_equal(again.featurize(corpus).vectors, feats.vectors)
     assert again.last_cache_hit and again.forward_calls == 0
+    stack = make_embedding("contextual", cache_dir=tmp_path).featurize(
+        corpus
+    )  # default: the mix's layer stack
+    assert stack.vectors.shape == (len(vectors), 7, 384)
+    np.testing.assert_array_equal(stack.vectors[:, -1], feats.vectors)
