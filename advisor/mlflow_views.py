@@ -90,7 +90,10 @@ def _source(path: str) -> Any:
 
 
 def log_dataset_inputs(client: Any, run_id: str, splits: Any, name: str) -> None:
-    """Log train/dev/test as ``mlflow.data`` inputs of ``run_id``, each with the corpus content hash as digest."""
+    """Log train/dev/test as ``mlflow.data`` inputs of ``run_id``, each with the corpus content hash as digest.
+
+    Each is named after the file it was read from (``name`` when the source has none), with its part.
+    """
     import warnings
 
     import mlflow.data
@@ -101,11 +104,12 @@ def log_dataset_inputs(client: Any, run_id: str, splits: Any, name: str) -> None
         warnings.simplefilter("ignore")
         for part in ("train", "dev", "test"):
             corpus = getattr(splits, part)
+            label = Path(str(corpus.source)).name or name  # "train.conll", or "train.conll (test split)"
             dataset = mlflow.data.from_pandas(
                 dataset_frame(corpus),
-                source=_source(str(corpus.source)),
+                source=_source(str(corpus.source).split(" (")[0]),
                 targets="label",
-                name=f"{name} ({part})",
+                name=label if label.endswith(" split)") else f"{label} ({part})",
                 digest=corpus.content_hash()[:16],
             )
             entity = dataset._to_mlflow_entity()  # the public API logs through the fluent active run only

@@ -73,6 +73,8 @@ def describe(event: Any) -> str:
         return event.message or stage
     if event.stage == "plan":
         return f"grid: {event.total} cells, {event.done} already finished, {event.message}"
+    if event.stage in ("analysis", "done"):
+        return stage
     return f"{stage}: {event.message}" if event.message else stage
 
 

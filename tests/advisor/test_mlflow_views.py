@@ -41,7 +41,7 @@ def test_tracker_tags_the_experiment_and_logs_description_and_inputs(tmp_path: P
     for part in ("train", "dev", "test"):
         corpus = getattr(splits, part)
         assert inputs[part].digest == corpus.content_hash()[:16]
-        assert inputs[part].name == f"train.conll ({part})"
+        assert inputs[part].name == f"{part}.conll ({part})"
         assert str(files[part].resolve()) in inputs[part].source
     assert inputs["train"].digest != inputs["test"].digest
 
