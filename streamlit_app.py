@@ -45,7 +45,7 @@ from advisor.app import (
 )
 from advisor.data import TASKS
 from advisor.errors import AdvisorError
-from advisor.grid import profiles
+from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
 from advisor.report import is_partial, partial_label, partial_notice
 from advisor.runner import EMBEDDING_CHOICES, RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis, resolve_tracking_uri
@@ -210,7 +210,7 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
     profile = st.selectbox(
         "Profile (grid and training effort)",
         names,
-        index=names.index("quick") if "quick" in names else 0,
+        index=names.index(DEFAULT_APP_PROFILE) if DEFAULT_APP_PROFILE in names else 0,
         format_func=lambda n: (
             f"{n}: {profiles.get(n).description} ({profiles.get(n).n_sizes} sizes × "
             f"{profiles.get(n).seeds} seeds, ≤{profiles.get(n).max_epochs} epochs)"
@@ -275,6 +275,7 @@ def page_run(uri: str) -> None:
         if settings is not None:
             command = run_command(settings, ss.session_id)
             st.code(display_command(command), language="bash")
+            st.caption(expected_duration_text(settings))
             running = ss.job is not None and ss.job.running
             if st.button("Run", type="primary", disabled=running, key="run"):
                 folder = Path(ss.dataset["folder"])

@@ -15,9 +15,28 @@ from advisor.data import Corpus
 from advisor.errors import ConfigError
 from advisor.registry import Registry
 
-__all__ = ["Cell", "GridPlan", "Profile", "plan_grid", "profiles", "subset_order"]
+__all__ = [
+    "DEFAULT_APP_PROFILE",
+    "Cell",
+    "GridPlan",
+    "Profile",
+    "estimate_seconds",
+    "expected_duration_text",
+    "plan_grid",
+    "profiles",
+    "subset_order",
+]
 
 profiles: Registry[Profile] = Registry("profile")
+
+#: The app's preselected profile: 3 seeds and 5 sizes, the least that lets the verdict decide (2 seeds
+#: leave one degree of freedom, and fewer than 4 sizes rule out learning-curve extrapolation).
+DEFAULT_APP_PROFILE = "default"
+
+# Throughput on 2 CPU cores (measured: README and DESIGN), for the expected duration shown before Run.
+_ENCODER_ITEMS_PER_S = 150.0  # packaged MiniLM, sentences/s, cold feature cache
+_TRAIN_S_PER_ITEM_EPOCH = 0.0008  # downstream model, one worker
+_FIXED_S = 30.0  # reading, serving pass, analysis, report
 
 
 @dataclass(frozen=True)
@@ -143,3 +162,36 @@ def subset_order(corpus: Corpus, seed: int) -> np.ndarray:
 def subset_indices(order: np.ndarray, size: int) -> np.ndarray:
     """The first ``size`` items of a seed's order, sorted (nested across sizes by construction)."""
     return np.sort(order[:size])
+
+
+def estimate_seconds(plan: GridPlan, max_epochs: int, n_eval: int, workers: int = 2) -> float:
+    """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs.
+
+    Cells train at most ``max_epochs`` epochs (early stopping often ends sooner, so this leans long).
+    """
+    encoder = (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S if "contextual" in plan.embeddings else 0.0
+    item_epochs = sum(c.size for c in plan.cells) * max_epochs
+    return encoder + item_epochs * _TRAIN_S_PER_ITEM_EPOCH / max(workers, 1) + _FIXED_S
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{max(seconds, 10):.0f} s"
+
+
+def expected_duration_text(settings: object) -> str:
+    """One line for the app before Run: grid size and the expected duration (rough, 2 CPU cores)."""
+    from advisor.data import read_splits
+
+    s = settings
+    splits = read_splits(
+        s.data, s.task, dev=s.dev, test=s.test, text_col=s.text_col, label_col=s.label_col, seed=s.split_seed
+    )  # type: ignore[attr-defined]
+    profile = profiles.get(s.profile)  # type: ignore[attr-defined]
+    plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)  # type: ignore[attr-defined]
+    epochs = s.max_epochs or profile.max_epochs  # type: ignore[attr-defined]
+    seconds = estimate_seconds(plan, epochs, len(splits.dev) + len(splits.test))
+    return (
+        f"Expected duration: about {_duration(seconds)} for {len(plan.cells)} cells "
+        f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds), "
+        "a rough estimate for 2 CPU cores with a cold feature cache; longer on a busy machine."
+    )

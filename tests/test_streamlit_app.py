@@ -115,7 +115,7 @@ def test_configuration_lists_registry_choices_and_builds_the_command(app: AppTes
     session = app.session_state["session_id"]
     assert command.startswith("advisor run ") and "--task ner" in command
     assert "--sizes 64,128" in command and "--embeddings static,contextual" in command
-    assert f"--tag app.session={session}" in command and "--profile quick" in command
+    assert f"--tag app.session={session}" in command and "--profile default" in command
     app.text_input(key="sizes").set_value("64,lots").run()
     assert not app.exception and "cannot read '64,lots' as sizes" in app.error[0].value
     assert not app.code and not app.button  # no command and no Run button for bad settings

@@ -56,3 +56,22 @@ def test_classification_prefixes_are_stratified() -> None:
     order = subset_order(data, seed=0)
     counts = Counter(data.labels[i] for i in subset_indices(order, 40))
     assert counts == Counter({"a": 20, "b": 10, "c": 10})
+
+
+def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> None:
+    from advisor.grid import DEFAULT_APP_PROFILE, estimate_seconds, expected_duration_text
+    from advisor.runner import RunSettings
+
+    profile = profiles.get(DEFAULT_APP_PROFILE)
+    assert profile.seeds >= 3 and profile.n_sizes >= 4
+    small = plan_grid(600, ["static", "contextual"], profile)
+    large = plan_grid(6000, ["static", "contextual"], profile)
+    assert estimate_seconds(large, 10, 1000) > estimate_seconds(small, 10, 1000) > 0
+    train = tmp_path / "train.csv"
+    train.write_text(
+        "text,label\n" + "".join(f"item {i} word,{'ab'[i % 2]}\n" for i in range(1000)), encoding="utf-8"
+    )
+    text = expected_duration_text(RunSettings(data=str(train), task="classify"))
+    assert (
+        text.startswith("Expected duration: about ") and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text
+    )
