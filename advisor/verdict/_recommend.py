@@ -398,6 +398,21 @@ def _z(confidence: float) -> float:
     return float(ndtri(0.5 + confidence / 2))
 
 
+def _repaired_text(analysis: Analysis, size: int) -> list[str]:
+    """NER: the strict score is on raw predictions; say what repairing stray I- tags would give, if it differs."""
+    curves = analysis.curves
+    if analysis.task != "ner" or "eval_repaired_f1" not in curves.columns:
+        return []
+    at = curves[curves["size"] == size].groupby("embedding")[["score", "eval_repaired_f1"]].mean()
+    if at.empty or (at["eval_repaired_f1"] - at["score"]).abs().max() < 0.0005:
+        return []
+    parts = ", ".join(f"{e} {row.eval_repaired_f1:.3f} (strict {row.score:.3f})" for e, row in at.iterrows())
+    return [
+        "Scores are seqeval strict IOB2 F1 on the raw predictions (a stray I- tag is an error); after repairing "
+        f"stray I- tags to B- they would be: {parts}."
+    ]
+
+
 def _method_text(gaps: list[ScoreGap], analysis: Analysis, n_boot: int) -> str:
     """One line saying which uncertainty model the intervals come from."""
     if gaps and gaps[0].method == HIERARCHICAL:
@@ -501,6 +516,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
             )
 
     reasons = [_gap_text(g) for g in rec.gaps] + [_method_text(rec.gaps, analysis, t.n_boot)]
+    reasons += _repaired_text(analysis, full)
     reasons.append(
         f"You accept losing up to {_mag(loss)}: a cheaper embedding is enough only if the upper end of "
         "every interval of its gap to a costlier one stays within that."

@@ -175,3 +175,12 @@ def test_an_interrupted_run_is_judged_at_its_largest_complete_size() -> None:
     tied["static"] = dict(tied["static"]) | {800: [nan, nan]}
     tied["contextual"][800] = [0.9, nan]  # contextual ran ahead, static did not: judged at 400, tied there
     assert recommend(analysis_from_scores(tied), FAST).verdict == "static is enough"
+
+
+def test_repaired_f1_is_shown_beside_the_strict_score_when_it_differs(make_case) -> None:
+    analysis = make_case("use contextual", noise=0.001)
+    analysis.curves["eval_repaired_f1"] = analysis.curves["score"]
+    assert not any("stray I-" in r for r in recommend(analysis).reasons)  # equal: nothing to say
+    analysis.curves["eval_repaired_f1"] = analysis.curves["score"] + 0.01
+    line = next(r for r in recommend(analysis).reasons if "stray I-" in r)
+    assert line.startswith("Scores are seqeval strict IOB2 F1 on the raw predictions") and "(strict " in line
