@@ -1,0 +1,115 @@
+"""The validation stage: checks that need no training, done before any MLflow run or model exists."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.errors import AdvisorError, ConfigError, InputError
+from advisor.runner import RunSettings, run_analysis
+from advisor.validate import (
+    check_device,
+    check_layer,
+    check_static_file,
+    check_tags,
+    check_tracking_uri,
+    encoder_layers,
+    validate_settings,
+)
+
+ROWS = "Ann\tB-PER\nLee\tI-PER\nsang\tO\nin\tO\nRome\tB-LOC\n\nthe\tO\nman\tO\nsaw\tO\nParis\tB-LOC\n\n"
+
+
+def test_encoder_depth_comes_from_config_json_alone(tmp_path: Path, tiny_bert_dir: Path) -> None:
+    assert encoder_layers(str(tiny_bert_dir)) == 2
+    only_config = tmp_path / "model"
+    only_config.mkdir()
+    (only_config / "config.json").write_text(json.dumps({"num_hidden_layers": 12}), encoding="utf-8")
+    assert encoder_layers(str(only_config)) == 12  # no weights, no tokenizer: nothing is loaded
+
+
+@pytest.mark.parametrize("layer", ["mix", "last", "0", "2", "-3", "mean-last-2"])
+def test_layer_specs_the_featurizer_accepts(layer: str) -> None:
+    check_layer(layer, 2)
+
+
+@pytest.mark.parametrize("layer", ["3", "-4", "mean-last-3", "mean-last-0", "top", ""])
+def test_layer_specs_out_of_range_or_unknown(layer: str) -> None:
+    with pytest.raises(ConfigError, match="layer"):
+        check_layer(layer, 2)
+
+
+def test_static_file_first_line(tmp_path: Path, tiny_vectors_file: Path) -> None:
+    check_static_file(str(tiny_vectors_file))
+    header = tmp_path / "w2v.txt"
+    header.write_text("2 3\na 1 2 3\nb 4 5 6\n", encoding="utf-8")
+    check_static_file(str(header))
+    words = tmp_path / "words.txt"
+    words.write_text("just some words\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not a word-vectors file") as error:
+        check_static_file(str(words))
+    assert error.value.line == 1
+
+
+def test_device_cpu_passes_and_unknown_fails() -> None:
+    check_device("cpu")
+    with pytest.raises(ConfigError, match="unknown device"):
+        check_device("warp-drive")
+
+
+def test_tracking_uri_schemes(tmp_path: Path) -> None:
+    assert check_tracking_uri(f"sqlite:///{tmp_path}/a/b.db").startswith("sqlite:///")
+    assert (tmp_path / "a").is_dir()  # the folder of a new store is created, the database is not
+    assert not (tmp_path / "a" / "b.db").exists()
+    for uri, message in (
+        ("ftp://x", "unsupported scheme"),
+        ("file:///x", "file store"),
+        ("x.db", "not a URI"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            check_tracking_uri(uri)
+
+
+def test_tags_follow_mlflow_key_rules() -> None:
+    check_tags({"team": "nlp", "project/phase": "2", "a b": "c"})
+    for key in ("a$b", "../x", "mlflow.user", "advisor.key", "k" * 300):
+        with pytest.raises(ConfigError):
+            check_tags({key: "v"})
+
+
+def test_run_analysis_validates_before_creating_anything(tmp_path: Path) -> None:
+    train = tmp_path / "train.conll"
+    train.write_text(ROWS * 10, encoding="utf-8")
+    store = tmp_path / "store" / "mlflow.db"
+    for bad in ({"workers": 0}, {"tags": {"a$b": "1"}}, {"experiment": " "}, {"device": "cuda:99"}):
+        settings = RunSettings(
+            data=str(train),
+            task="ner",
+            embeddings=["random"],
+            tracking_uri=f"sqlite:///{store}",
+            **bad,  # type: ignore[arg-type]
+        )
+        with pytest.raises(AdvisorError):
+            run_analysis(settings)
+    assert not store.exists()  # no MLflow store, let alone a run
+
+
+def test_validate_settings_accepts_a_good_run(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+) -> None:
+    train = tmp_path / "train.conll"
+    train.write_text(ROWS * 10, encoding="utf-8")
+    validate_settings(
+        RunSettings(
+            data=str(train),
+            task="ner",
+            contextual=str(tiny_bert_dir),
+            static=str(tiny_vectors_file),
+            layer="mean-last-2",
+            tracking_uri=f"sqlite:///{tmp_path}/mlflow.db",
+            tags={"team": "nlp"},
+            workers=1,
+        )
+    )
