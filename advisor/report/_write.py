@@ -30,6 +30,7 @@ from advisor.plots import (
 )
 from advisor.report._partial import partial_label, partial_notice
 from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, recommend
+from advisor.verdict._method import method_notes
 
 __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
 
@@ -57,6 +58,7 @@ SECTIONS: tuple[str, ...] = (
     "Dataset",
     "Embeddings and encoder",
     "Environment",
+    "Method",
     "Thresholds",
 )
 
@@ -227,6 +229,8 @@ def _context(
         "cost_rows": cost_rows,
         "cost_size": rec.costs.size if rec.costs is not None else None,
         "slice_rows": _slice_table(analysis.slices),
+        "overlap_rows": rec.overlap.to_dict("records") if rec.overlap is not None else [],
+        "method_notes": method_notes(analysis, rec),
         "has_gap_figure": "difficulty_gaps" in figures,
         "dataset_items": [(k, v) for k, v in analysis.dataset.items() if k != "labels"],
         "labels": list(analysis.dataset.get("labels") or []),

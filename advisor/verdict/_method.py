@@ -1,0 +1,91 @@
+"""The report's "Method" section: how every number the verdict states was obtained, in plain sentences.
+
+Kept beside the code that does it, so the text cannot drift from the computation: each sentence reads
+the run (which interval method was used, how many replicates, tests and items) rather than
+describing an ideal.
+"""
+
+from __future__ import annotations
+
+import math
+
+from advisor.analysis import Analysis
+from advisor.verdict._efficiency import HIERARCHICAL
+from advisor.verdict._recommend import Recommendation
+
+__all__ = ["method_notes"]
+
+
+def _uncertainty(analysis: Analysis, rec: Recommendation) -> str:
+    t = rec.thresholds
+    if rec.gaps and rec.gaps[0].method == HIERARCHICAL and analysis.item_scores is not None:
+        unit = (
+            "sentences (all entities of a drawn sentence come along)" if analysis.task == "ner" else "items"
+        )
+        return (
+            f"Uncertainty: one hierarchical bootstrap ({t.n_boot:,} replicates) for the full-data gaps, the "
+            f"data-efficiency ratios and the slice gaps. Each replicate draws the seeds with replacement (one "
+            f"draw for every embedding and size: paired) and the {analysis.item_scores.n_items:,} test {unit} "
+            "with replacement (one draw for every cell), recomputes each cell's score from its per-item counts "
+            "(NER: strict-IOB2 TP/FP/FN per sentence; classification: correct per item), averages the drawn "
+            "seeds and forms the statistic. Seed deviations are scaled by sqrt(n/(n-1)) to undo the shrinkage "
+            f"of resampling n seeds. Intervals are {t.confidence:.0%} percentile intervals; P(gap > "
+            f"{100 * t.acceptable_loss:.1f} pts) is the share of replicates above the acceptable loss."
+        )
+    return (
+        "Uncertainty: this run logged no per-item test scores, so intervals are over seeds only (paired "
+        "t-interval; seed bootstrap for the data-efficiency ratio) and leave out test-set sampling."
+    )
+
+
+def _slices(rec: Recommendation) -> str | None:
+    tested = [s for s in rec.slices if math.isfinite(s.p_holm)]
+    if not rec.slices:
+        return None
+    if not tested:
+        return "Difficulty slices: the slice table has no p-values (older run), so claims are not corrected."
+    return (
+        f"Difficulty slices: a difference between the difficult and easy slice counts only when its bootstrap "
+        f"p-value, Holm-corrected over the {len(tested)} (metric, pair) tests, is below "
+        f"{1 - rec.thresholds.confidence:.2f}. Difficulty values come from the full training set, so only "
+        "full-data cells are sliced. Items never seen in training are not applicable to ambiguity (NaN, in "
+        "neither slice); classification ambiguity averages p(label | word) over seen words only. The overlap "
+        "table shows how far two metrics pick the same items (warning at 80 % same or mirror-image split "
+        "with |kappa| ≥ 0.4)."
+    )
+
+
+def _costs(rec: Recommendation) -> str | None:
+    if rec.costs is None:
+        return None
+    if rec.costs.serving_measured:
+        return (
+            f"Serving cost: a dedicated pass per embedding, {rec.costs.provenance_text()}: raw text is tokenized, "
+            "embedded (the encoder runs, no feature cache) and fed to a downstream model of the run's architecture, "
+            "at batch 1 and 64; serving memory = weights held (vector table or encoder + downstream model) + the "
+            "features of one batch of 64. Stored with its provenance and kept on resume, so the ratios do not "
+            "depend on the cache or the order of runs."
+        )
+    return (
+        "Serving cost: this run predates the dedicated serving pass; latency is featurization time (which "
+        "depends on the feature cache) plus downstream inference, and memory is a training-time high-water mark."
+    )
+
+
+def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
+    """Sentences for the report's Method section (what was measured, how, and on which data)."""
+    from advisor.gain._fit import FIT_SCHEME
+
+    notes = [_uncertainty(analysis, rec)]
+    if analysis.task == "ner":
+        notes.append(
+            "Scores: seqeval strict IOB2 entity micro-F1 on the raw predictions (a stray I- tag is an error); "
+            "when repairing stray I- tags would change a score, the verdict states the repaired F1 beside it."
+        )
+    notes.append(
+        "Random baseline: one random circulant table per training seed, drawn from the seed, so the seed "
+        "spread includes the draw of the table."
+    )
+    notes += [n for n in (_slices(rec), _costs(rec)) if n]
+    notes.append(f"Gain model: {FIT_SCHEME}.")
+    return notes

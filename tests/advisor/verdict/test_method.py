@@ -1,0 +1,24 @@
+"""The report's Method section describes what this run did, not an ideal."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.verdict import ItemScores, Thresholds, analysis_from_item_scores, recommend
+from advisor.verdict._method import method_notes
+
+
+def test_method_notes_follow_the_run(make_case) -> None:
+    rng = np.random.default_rng(0)
+    keys = [(e, s, d) for e in ("static", "contextual") for s in (50, 100) for d in range(3)]
+    correct = (rng.random((len(keys), 80)) < 0.7).astype(np.int32)
+    counts = np.stack([correct, np.ones_like(correct)], axis=2)
+    analysis = analysis_from_item_scores(ItemScores("accuracy", keys, counts))
+    notes = method_notes(analysis, recommend(analysis, Thresholds(n_boot=300)))
+    assert (
+        notes[0].startswith("Uncertainty: one hierarchical bootstrap (300 replicates)")
+        and "80 test items" in notes[0]
+    )
+    assert any(n.startswith("Gain model: cross-fitted on the test split") for n in notes)
+    older = make_case("use contextual", noise=0.001)  # no per-item scores: seeds only, and it says so
+    assert "intervals are over seeds only" in method_notes(older, recommend(older))[0]
