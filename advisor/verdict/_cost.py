@@ -82,7 +82,8 @@ class CostComparison:
         p = self.provenance or {}
         if not self.serving_measured:
             return (
-                "featurization time + model inference logged during training (depends on the feature cache)"
+                "estimated from featurization time + model inference logged during training, which depends on the "
+                "feature cache"
             )
         return (
             f"measured from raw text on {p.get('device', '?')}, {p.get('torch_threads', '?')} thread(s), "
