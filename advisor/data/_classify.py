@@ -131,7 +131,9 @@ def _tsv_records(text: TextFile) -> Iterator[tuple[int, list[str]]]:
         yield number, [_unquote(f) for f in raw.split("\t")]
 
 
-def _csv_records(text: TextFile, width: int, warnings: list[str]) -> Iterator[tuple[int, list[str]]]:
+def _csv_records(
+    text: TextFile, width: int, text_index: int, warnings: list[str]
+) -> Iterator[tuple[int, list[str]]]:
     """CSV records with the line each starts on; a quote that never closes cleanly is read as text.
 
     RFC 4180 lets a quoted field span lines, so one stray quote can swallow the rows after it. A
@@ -149,14 +151,14 @@ def _csv_records(text: TextFile, width: int, warnings: list[str]) -> Iterator[tu
         try:
             for record in reader:
                 end = position - 1 + reader.line_num
-                if end > start and _swallowed(lines[start:end], width):
+                if end > start + 1 and _swallowed(lines[start : end - 1], width):
                     raise csv.Error("a quoted field runs over rows")
                 yield start, record
                 start = end + 1
             position = len(lines) + 1
         except csv.Error as error:
-            plain = lines[start - 1].split(",")
-            if len(plain) != width:
+            plain = _plain_fields(lines[start - 1], width, text_index)
+            if plain is None:
                 raise InputError(
                     f"malformed CSV: {error} (the quoted field opened on this line never closes cleanly)",
                     file=text.path,
@@ -175,8 +177,18 @@ def _csv_records(text: TextFile, width: int, warnings: list[str]) -> Iterator[tu
         )
 
 
+def _plain_fields(line: str, width: int, text_index: int) -> list[str] | None:
+    """A line split on commas with no quote processing; extra commas belong to the text column."""
+    fields = line.split(",")
+    if len(fields) < width:
+        return None
+    extra = len(fields) - width
+    text = ",".join(fields[text_index : text_index + extra + 1])
+    return [*fields[:text_index], text, *fields[text_index + extra + 1 :]]
+
+
 def _swallowed(following: list[str], width: int) -> bool:
-    """Whether the lines a quoted field ran over look like rows of their own (a stray quote)."""
+    """Whether the lines a quoted field ran over (its first and last excluded) look like rows."""
     rowlike = sum(1 for line in following if line.count(",") == width - 1)
     return width > 1 and rowlike * 2 >= len(following)
 
@@ -198,7 +210,7 @@ def _delimited_rows(
     label_name = _pick(header, label_col, LABEL_COLUMNS, "label", text.path)
     ti, li = header.index(text_name), header.index(label_name)
     body = TextFile(text.path, ["", *text.lines[1:]], text.encoding)  # keeps line numbers
-    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, len(header), warnings)
+    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, len(header), ti, warnings)
     rows = []
     for number, record in records:
         if number == 1 or not record or all(not f.strip() for f in record):

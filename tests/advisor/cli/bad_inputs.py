@@ -295,7 +295,7 @@ CLS_BAD: list[tuple[str, str, str | bytes, str]] = [
     (
         "unclosed-quote",
         "x.csv",
-        'text,label\na,pos\nb,neg\nc,pos\n"d, e,pos\nf,neg\n',
+        'text,label\na,pos\nb,neg\nc,pos\n"d e without a label\nf,neg\n',
         "x.csv:5: malformed CSV",
     ),
     ("tsv-ragged", "x.tsv", "text\tlabel\na\tpos\tx\n", "x.tsv:2: row has 3 columns"),
