@@ -600,10 +600,13 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     reasons += _cost_sentences(rec.costs, t, rec)
     if rec.carrying_slices:
         metrics = ", ".join(sorted({s.metric for s in rec.carrying_slices}))
-        reasons.append(f"Contextual's advantage is significantly larger on difficult items for: {metrics}.")
+        reasons.append(
+            f"Contextual's advantage is significantly larger on difficult items for: {metrics}{_holm_note(rec.slices)}."
+        )
     elif rec.slices:
         reasons.append(
-            "No difficulty metric shows contextual's advantage significantly concentrated on difficult items."
+            "No difficulty metric shows contextual's advantage significantly concentrated on difficult items"
+            f"{_holm_note(rec.slices)}."
         )
     if len(analysis.sizes) < t.min_fit_sizes:
         rec.caveats.append(
@@ -624,6 +627,16 @@ def _overlap(analysis: Analysis) -> pd.DataFrame | None:
 
     names = [m for m in difficulty_metric_names(analysis.task) if m in analysis.items.columns]
     return slice_overlap(analysis.items, names) if len(names) > 1 else None
+
+
+def _holm_note(slices: list[SliceFinding]) -> str:
+    """ " (Holm-corrected over 6 tests)", or a note that an older table could not be corrected."""
+    tested = sum(math.isfinite(s.p_holm) for s in slices)
+    return (
+        f" (Holm-corrected over {tested} tests)"
+        if tested
+        else " (uncorrected: this run's slice table has no p-values)"
+    )
 
 
 def _finished_part(analysis: Analysis, min_seeds: int) -> tuple[Analysis, int | None]:

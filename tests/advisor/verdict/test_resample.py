@@ -109,3 +109,29 @@ def test_inconclusive_verdict_says_which_way_it_leans_and_what_would_resolve_it(
     assert "P(contextual's advantage > 1.0 pts)" in rec.headline
     assert "more seeds would narrow the interval to about ±" in rec.headline
     assert any("hierarchical bootstrap" in r for r in rec.reasons)
+
+
+def test_slice_claims_are_holm_corrected() -> None:
+    import pandas as pd
+
+    from advisor.verdict import slice_findings
+
+    rows = []
+    for metric, p in (("ner_complexity", 0.004), ("ner_ambiguity", 0.03), ("ner_unseen", 0.5)):
+        for name, gap, lo, hi, pv in (
+            ("difficult", 0.10, 0.0, 0.2, float("nan")),
+            ("easy", 0.05, 0.0, 0.1, float("nan")),
+            ("difficult-minus-easy", 0.05, 0.001, 0.1, p),  # every uncorrected CI excludes 0
+        ):
+            rows.append({"metric": metric, "size": 100, "pair": "contextual-static", "slice": name,
+                         "n_items": 50, "gap": gap, "gap_lo": lo, "gap_hi": hi, "p_value": pv})  # fmt: skip
+    findings = {f.metric: f for f in slice_findings(pd.DataFrame(rows))}
+    assert (
+        findings["ner_complexity"].p_holm == pytest.approx(0.012)
+        and findings["ner_complexity"].carried_by == "difficult"
+    )
+    assert (
+        findings["ner_ambiguity"].p_holm == pytest.approx(0.06)
+        and findings["ner_ambiguity"].carried_by == "unclear"
+    )
+    assert "Holm-adjusted p 0.060" in findings["ner_ambiguity"].describe()
