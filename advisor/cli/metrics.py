@@ -15,7 +15,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.cli._options import (
+    DevOpt,
+    LabelColOpt,
+    SeedOpt,
+    StrictOpt,
+    TaskOpt,
+    TestOpt,
+    TextColOpt,
+    load_splits,
+)
 from advisor.difficulty import LEVELS, PartitionRule, item_metrics, summarize_metrics
 from advisor.errors import ConfigError
 from advisor.registry import metrics as metric_registry
@@ -77,6 +86,7 @@ def metrics_command(
         float, typer.Option("--difficult-share", help="target share of the difficult slice")
     ] = 0.5,
     out: Annotated[Path | None, typer.Option("--out", help="write the per-item table here (.csv)")] = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Difficulty metrics of the evaluation items: distributions, ties, unseen share, slice sizes."""
     if level is not None and task in LEVELS and level not in LEVELS[task]:
@@ -86,7 +96,7 @@ def metrics_command(
             code="E503",
         )
     started = time.perf_counter()
-    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed, strict=strict)
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     loaded = time.perf_counter()

@@ -352,7 +352,7 @@ def _data_cases() -> list[Case]:
             args = ["run", file, "--task", task, "--tracking-uri", "{store}", *BASE, *extra]
             cases.append(Case(f"{task}-{name}", args, {file: content}, 2, (expect,)))
     for task, (name, file, content, expect) in [("ner", NER_STRICT)] + [("classify", c) for c in CLS_STRICT]:
-        for command in ("run", "inspect"):
+        for command in ("run", "inspect", "metrics"):
             args = [command, file, "--task", task, "--strict"]
             args += ["--tracking-uri", "{store}", *BASE] if command == "run" else []
             cases.append(Case(f"{task}-{command}-{name}", args, {file: content}, 2, (expect,)))
