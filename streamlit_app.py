@@ -235,7 +235,7 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
             "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)", key="contextual"
         )
         mcols = st.columns(2)
-        layer = mcols[0].text_input("Layer (last, an index, or mean-last-K)", "last", key="layer")
+        layer = mcols[0].text_input("Layer (mix, last, an index, or mean-last-K)", "mix", key="layer")
         pooling = mcols[1].selectbox("Sub-word pooling", ["first", "mean"], key="pooling")
         static = st.text_input("Static vectors file (blank: packaged GloVe 6B 50d)", key="static")
         experiment = st.text_input("MLflow experiment", DEFAULT_EXPERIMENT, key="experiment")

@@ -21,7 +21,7 @@ from torch import nn
 __all__ = ["ScalarMix", "layer_norms"]
 
 
-def layer_norms(stack: np.ndarray, max_rows: int = 20_000) -> np.ndarray:
+def layer_norms(stack: np.ndarray, max_rows: int = 4096) -> np.ndarray:
     """Mean L2 norm of each layer over (up to ``max_rows`` evenly spaced) rows of a ``(rows, layers, dim)`` stack."""
     n = len(stack)
     if n == 0:
