@@ -36,6 +36,7 @@ from advisor.app import (
     parse_list,
     preview_dataset,
     run_command,
+    session_memory,
     slice_table,
     start_run,
     store_upload,
@@ -73,11 +74,18 @@ def state() -> Any:
         ss.session_id = st.query_params.get("session") or uuid.uuid4().hex
         st.query_params["session"] = ss.session_id
     ss.setdefault("stored", {})  # uploader file_id -> StoredUpload (so a rerun does not write it again)
-    ss.setdefault("dataset", None)
+    if ss.get("dataset") is None:
+        ss.dataset = session_memory(ss.session_id).get("dataset")  # kept across a refresh
     if ss.get("job") is None:
         ss.job = job_for(ss.session_id)
     ss.setdefault("job_run_id", None)
     return ss
+
+
+def _set_dataset(dataset: dict[str, Any] | None) -> None:
+    """The page's dataset, also kept by the server for this session (a refresh keeps it)."""
+    ss = state()
+    ss.dataset = session_memory(ss.session_id)["dataset"] = dataset
 
 
 def _store_exists(uri: str) -> bool:
@@ -135,7 +143,7 @@ def page_data(uri: str) -> None:
             dev_file = st.file_uploader("Dev file", key="upload_dev", max_upload_size=limit)
             test_file = st.file_uploader("Test file", key="upload_test", max_upload_size=limit)
         if uploaded is None:
-            ss.dataset = None
+            _set_dataset(None)
             st.info("Upload a labelled file, or pick the bundled demo data.")
             return
         try:
@@ -143,7 +151,7 @@ def page_data(uri: str) -> None:
             dev = _store(dev_file, uri) if dev_file is not None else None
             test = _store(test_file, uri) if test_file is not None else None
         except AdvisorError as error:
-            ss.dataset = None
+            _set_dataset(None)
             st.error(error.render())
             return
         stored = [u for u in (train, dev, test) if u is not None]
@@ -188,11 +196,11 @@ def page_data(uri: str) -> None:
     named = dataset.get("stored", [])
     if not preview.ok:
         st.error(_as_named(preview.error or "", named))
-        ss.dataset = None
+        _set_dataset(None)
         return
     for warning in preview.warnings:
         st.warning(_as_named(warning, named))
-    ss.dataset = dataset
+    _set_dataset(dataset)
     st.success(f"Ready: {dataset['label']} as a {dataset['task']} dataset. Next: Configure & run.")
     st.subheader("Summary")
     st.caption("The same summary `advisor inspect` prints.")
@@ -284,6 +292,8 @@ def page_run(uri: str) -> None:
                 st.rerun()
     if ss.job is not None:
         st.divider()
+        st.caption("This page's run:")
+        st.code(display_command(ss.job.command), language="bash")
         if ss.job.running and st.button("Stop", key="stop"):
             with st.spinner("Stopping: the run ends KILLED, finished cells are kept"):
                 ss.job.stop()
@@ -453,7 +463,9 @@ def render_recommendation(analysis: Any, rec: Any) -> None:
     else:
         st.caption("Gaps in points at the largest size; CI of difficult − easy from the sentence bootstrap.")
         st.dataframe(
-            table.style.format({"difficult": "{:+.1f}", "easy": "{:+.1f}", "difficult − easy": "{:+.1f}"}),
+            table.style.format(
+                {"difficult": "{:+.1f}", "easy": "{:+.1f}", "difficult − easy": "{:+.1f}"}, na_rep="–"
+            ),
             hide_index=True,
         )
         figure = plot_difficulty_gaps(analysis.slices)

@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -39,17 +40,22 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture()
-def server(app_store, tmp_path: Path) -> Iterator[str]:
-    """``advisor ui`` on a free port over the synthetic store; stopped (its process group) afterwards."""
+@contextmanager
+def _serve(uri: str, tmp_path: Path, name: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``advisor ui`` over ``uri`` on a free port; stopped with SIGTERM afterwards (and timed)."""
     port = _free_port()
-    env = {**os.environ, "ADVISOR_UPLOAD_DIR": str(tmp_path / "uploads")}
+    env = {
+        **os.environ,
+        "ADVISOR_UPLOAD_DIR": str(tmp_path / f"{name}-uploads"),
+        "ADVISOR_CACHE_DIR": str(tmp_path / f"{name}-cache"),  # a cold cache: featurizing is visible
+    }
     command = [sys.executable, "-c", "from advisor.cli import main; main()", "ui", "--port", str(port)]
-    log = (tmp_path / "ui.log").open("wb")
-    process = subprocess.Popen(
-        [*command, "--tracking-uri", app_store.uri], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
+    log_path = tmp_path / f"{name}-ui.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*command, "--tracking-uri", uri], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -61,11 +67,20 @@ def server(app_store, tmp_path: Path) -> Iterator[str]:
             time.sleep(0.5)
     else:
         os.killpg(process.pid, signal.SIGTERM)
-        pytest.fail("advisor ui did not answer: " + (tmp_path / "ui.log").read_text()[-2000:])
-    yield url
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=30)
-    log.close()
+        pytest.fail("advisor ui did not answer: " + log_path.read_text()[-2000:])
+    try:
+        yield url, process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+@pytest.fixture()
+def server(app_store, tmp_path: Path) -> Iterator[str]:
+    """``advisor ui`` on a free port over the synthetic store."""
+    with _serve(app_store.uri, tmp_path, "synthetic") as (url, _):
+        yield url
 
 
 @pytest.fixture()
@@ -158,7 +173,7 @@ def test_upload_and_recommendation_in_a_real_browser(
     body = browser.find_element(By.TAG_NAME, "body").text
     assert "The same summary advisor inspect prints." in body and "sentences" in body
     assert "Traceback" not in body
-    stored = list((tmp_path / "uploads").glob("*/wnut_like.conll"))
+    stored = list((tmp_path / "synthetic-uploads").glob("*/wnut like.conll"))
     assert len(stored) == 1 and stored[0].read_text(encoding="utf-8") == CONLL
     _full_page_shot(browser, SHOTS / "upload.png")
 
@@ -182,3 +197,158 @@ def test_upload_and_recommendation_in_a_real_browser(
     _wait_for_text(browser, "mlflow ui --backend-store-uri")
     _wait_for_text(browser, "INCONCLUSIVE")
     _full_page_shot(browser, SHOTS / "history.png")
+
+
+def _click(driver: object, css: str, timeout: float = 60) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    element = WebDriverWait(driver, timeout).until(
+        expected_conditions.element_to_be_clickable((By.CSS_SELECTOR, css))
+    )
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def _choose(driver: object, key: str, option: str) -> None:
+    """Click the option of the radio group with Streamlit key ``key`` whose label is ``option``."""
+    from selenium.webdriver.common.by import By
+
+    _wait_for_element(driver, f".st-key-{key} label")
+    for label in driver.find_elements(By.CSS_SELECTOR, f".st-key-{key} label"):
+        if label.text.strip() == option:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", label)
+            label.click()
+            _wait_idle(driver)
+            return
+    pytest.fail(f"no option {option!r} in radio {key!r}")
+
+
+def _type(driver: object, key: str, text: str) -> None:
+    """Replace the text of the input with Streamlit key ``key`` and commit it (Enter)."""
+    from selenium.webdriver.common.keys import Keys
+
+    element = _wait_for_element(driver, f".st-key-{key} input")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.send_keys(Keys.CONTROL, "a")
+    element.send_keys(text, Keys.ENTER)
+    _wait_idle(driver)
+
+
+def _body(driver: object) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def _progress_shot(driver: object, name: str) -> None:
+    """A screenshot centred on the run's progress bar (stage, counts, pace, ETA)."""
+    driver.execute_script(
+        "const p = document.querySelector('[data-testid=stProgress]');"
+        "if (p) p.scrollIntoView({block: 'center'});"
+    )
+    time.sleep(0.5)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / name))
+
+
+def _cpu_seconds(pid: int) -> float:
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+TREC = "".join(
+    f"{label} {text} ?\n"
+    for label, text in [("DESC:manner", "How did serfdom develop in Russia"), ("LOC:city", "Where is Paris")]
+    * 30
+)
+
+
+def test_uploads_live_staged_run_refresh_stop_and_partial_verdict(browser: object, tmp_path: Path) -> None:
+    """Malformed then good upload (an unusual extension) in one session; a real run with staged progress;
+    a page refresh keeps Stop; the killed run's verdict is labelled partial; the idle server costs ~nothing."""
+    from selenium.webdriver.common.by import By
+
+    uri = f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}"
+    with _serve(uri, tmp_path, "live") as (url, server):
+        browser.get(url)
+        _wait_for_text(browser, "Are contextual embeddings worth it on your data?")
+        bad = tmp_path / "bad.conll"
+        bad.write_text("John\tB-PER\nlives\tO\n\nMary\tB-PER\tEXTRA\n", encoding="utf-8")
+        _wait_for_element(browser, ".st-key-upload_train input[type=file]").send_keys(str(bad))
+        _wait_for_text(browser, "bad.conll:4:")
+        assert "/" not in _body(browser).split("bad.conll:4:")[0].splitlines()[-1]  # the user's name only
+        _full_page_shot(browser, SHOTS / "upload_malformed.png")
+
+        trec = tmp_path / "TREC.train.all"
+        trec.write_text(TREC, encoding="utf-8")
+        _wait_for_element(browser, ".st-key-upload_train input[type=file]").send_keys(str(trec))
+        _wait_for_text(browser, "as a classify dataset")
+        _wait_for_text(browser, "mean length")
+        body = _body(browser)
+        assert "detected: classify" in body and "TREC.train.all" in body and "bad.conll:4:" not in body
+        _full_page_shot(browser, SHOTS / "upload_unusual_extension.png")
+
+        # A real run on the demo NER data: small sizes, one seed, so it is short but every stage shows.
+        browser.set_window_size(1400, 1000)
+        _choose(browser, "source", "Bundled demo data")
+        _wait_for_text(browser, "as a ner dataset")
+        _choose(browser, "page", "Configure & run")
+        _wait_for_text(browser, "advisor run ")
+        _choose(browser, "grid", "sizes")
+        _type(browser, "sizes", "40,80")
+        _type(browser, "seeds", "1")
+        _wait_for_text(browser, "--sizes 40,80")
+        _click(browser, ".st-key-run button")
+        _wait_for_text(browser, "items/s", timeout=240)  # featurizing contextual: items/s and ETA
+        _progress_shot(browser, "run_featurizing.png")
+        _wait_for_text(browser, "training cells [", timeout=400)
+        _wait_for_text(browser, "left", timeout=60)
+        _progress_shot(browser, "run_training_cells.png")
+        session = browser.current_url.split("session=")[1].split("&")[0]
+
+        browser.refresh()  # a refreshed page keeps its run, its Stop button and its dataset
+        _wait_for_text(browser, "training cells [", timeout=120)
+        assert f"session={session}" in browser.current_url
+        assert "Dataset: demo ner (ner)" in _body(browser)
+        _click(browser, ".st-key-stop button")
+        _wait_for_text(browser, "Stopped (exit", timeout=120)
+        _full_page_shot(browser, SHOTS / "run_stopped_after_refresh.png")
+        run_id = next(
+            line.split("MLflow run ")[1].split()[0]
+            for line in _body(browser).splitlines()
+            if "MLflow run " in line
+        )
+
+        from advisor.report import partial_notice
+        from advisor.tracking import client_for
+
+        assert client_for(uri).get_run(run_id).info.status == "KILLED"
+        browser.get(f"{url}/?page=Results&run={run_id}")
+        _wait_for_text(browser, partial_notice("KILLED")[:40], timeout=120)
+        body = _body(browser)
+        assert "(partial: run killed)" in body and "Verdict: " not in body.split("Verdict so far")[0]
+        assert not browser.find_elements(By.CSS_SELECTOR, "[data-testid=stAlertContentSuccess]")
+        _full_page_shot(browser, SHOTS / "results_partial_killed.png")
+
+        browser.set_window_size(1400, 1000)
+        browser.get(f"{url}/?page=History")
+        _wait_for_text(browser, "not judged yet (partial: run killed)", timeout=120)
+        _wait_for_text(browser, "Verdict so far", timeout=120)
+        _full_page_shot(browser, SHOTS / "history_partial_killed.png")
+
+        # With no browser connected (after a session existed), the server idles.
+        browser.get("about:blank")
+        time.sleep(5)
+        before, t0 = _cpu_seconds(server.pid), time.monotonic()
+        time.sleep(20)
+        share = (_cpu_seconds(server.pid) - before) / (time.monotonic() - t0)
+        (SHOTS / "idle_cpu.txt").write_text(f"idle app after a browser session: {share:.2%} of one core\n")
+        assert share < 0.05, f"idle app used {share:.1%} of a core"
+        t1 = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        assert time.monotonic() - t1 < 5

@@ -170,7 +170,7 @@ def test_history_compares_runs_side_by_side(app: AppTest, app_store) -> None:
     _page(app, "History")
     table = app.dataframe[0].value
     assert list(table["run_id"]) == [app_store.finished, app_store.partial]
-    assert list(table["verdict"]) == ["use contextual", "no verdict"]
+    assert list(table["verdict"]) == ["use contextual", "not judged yet (partial: run still running)"]
     assert app.multiselect(key="compare").value == [app_store.finished, app_store.partial]
     assert app.code[0].value == f"mlflow ui --backend-store-uri {app_store.uri}"
     links = "\n".join(m.value for m in app.markdown)

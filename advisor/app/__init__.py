@@ -11,6 +11,7 @@ from advisor.app._job import (
     job_for,
     parse_list,
     run_command,
+    session_memory,
     start_run,
     tail,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "read_progress",
     "run_command",
     "sanitize_filename",
+    "session_memory",
     "slice_table",
     "start_run",
     "store_upload",

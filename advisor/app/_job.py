@@ -27,6 +27,7 @@ __all__ = [
     "job_for",
     "parse_list",
     "run_command",
+    "session_memory",
     "start_run",
     "tail",
 ]
@@ -159,6 +160,15 @@ _JOBS: dict[str, RunJob] = {}
 def job_for(session_id: str) -> RunJob | None:
     """The newest job started from the page session ``session_id`` in this server process."""
     return _JOBS.get(session_id)
+
+
+#: What a page session chose (its dataset), kept by the server so a refresh does not lose it.
+_MEMORY: dict[str, dict] = {}
+
+
+def session_memory(session_id: str) -> dict:
+    """A dict kept per page session for the life of the server process."""
+    return _MEMORY.setdefault(session_id, {})
 
 
 def start_run(

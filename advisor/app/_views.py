@@ -58,7 +58,8 @@ def slice_table(slices: pd.DataFrame | None) -> pd.DataFrame:
             return float(frame.loc[name, "gap"]) * 100 if name in frame.index else np.nan
 
         diff = by_slice.loc["difficult-minus-easy"] if "difficult-minus-easy" in by_slice.index else None
-        ci = f"{diff['gap_lo'] * 100:+.1f} to {diff['gap_hi'] * 100:+.1f}" if diff is not None else ""
+        finite = diff is not None and np.isfinite([diff["gap_lo"], diff["gap_hi"]]).all()
+        ci = f"{diff['gap_lo'] * 100:+.1f} to {diff['gap_hi'] * 100:+.1f}" if finite else "–"
         rows.append(
             {
                 "metric": metric,
@@ -226,11 +227,15 @@ def filter_items(
 
 
 def verdict_text(verdict: str, status: str | None) -> str:
-    """A verdict as lists show it: ``use contextual``, ``use contextual (partial: run killed)`` or ``no verdict``."""
-    if not verdict:
-        return "no verdict"
+    """A verdict as lists show it: ``use contextual``, ``use contextual (partial: run killed)``.
+
+    A run that did not finish and stored no verdict yet reads ``not judged yet (partial: run killed)``:
+    its page shows the verdict so far with the same label, so the list never contradicts it.
+    """
     label = partial_label(status)
-    return f"{verdict} ({label})" if label else verdict
+    if label:
+        return f"{verdict or 'not judged yet'} ({label})"
+    return verdict or "no verdict"
 
 
 def history_frame(runs: Sequence[Any]) -> pd.DataFrame:

@@ -125,7 +125,10 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
     frame = history_frame(runs)
     assert list(frame["run_id"]) == [app_store.finished, app_store.partial]  # newest first
     assert list(frame["status"]) == ["FINISHED", "RUNNING"]
-    assert frame.loc[0, "verdict"] == "use contextual" and frame.loc[1, "verdict"] == "no verdict"
+    assert (
+        frame.loc[0, "verdict"] == "use contextual"
+        and frame.loc[1, "verdict"] == "not judged yet (partial: run still running)"
+    )
     assert mlflow_ui_command(app_store.uri) == f"mlflow ui --backend-store-uri {app_store.uri}"
     url = compare_url(list(frame["run_id"]), list(frame["experiment_id"]))
     query = dict(part.split("=", 1) for part in url.split("?", 1)[1].split("&"))
@@ -139,4 +142,5 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
 def test_verdict_text_labels_partial_verdicts_in_the_one_wording() -> None:
     assert verdict_text("use contextual", "FINISHED") == "use contextual"
     assert verdict_text("use contextual", "KILLED") == "use contextual (partial: run killed)"
-    assert verdict_text("", "KILLED") == "no verdict" and verdict_text("", "FINISHED") == "no verdict"
+    assert verdict_text("", "KILLED") == "not judged yet (partial: run killed)"
+    assert verdict_text("", "FINISHED") == "no verdict"
