@@ -14,7 +14,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,7 @@ class FeaturizeMeter:
     notify: Callable[[Any], None]
     make_event: Callable[..., Any]
     min_interval: float = 0.5
-    started: float = field(default_factory=time.perf_counter)
+    _first: tuple[float, int] | None = None
     _part: int = 0
     _offset: int = 0
     _last: float = 0.0
@@ -111,7 +111,10 @@ class FeaturizeMeter:
         if not finished_part and now - self._last < self.min_interval:
             return
         self._last = now
-        rate = items / max(now - self.started, 1e-9) if items else None
+        if self._first is None:  # the pace counts from the first batch: model loading is not encoding
+            self._first = (now, items)
+        t0, n0 = self._first
+        rate = (items - n0) / (now - t0) if now > t0 and items > n0 else None
         eta = (self.total - items) / rate if rate else None
         event = self.make_event("featurize", done=items, total=self.total, message=self.embedding)
         event.rate, event.eta = rate, eta
