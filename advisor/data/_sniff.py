@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 from advisor.data._text import TextFile
 from advisor.errors import InputError
@@ -42,8 +43,8 @@ def looks_like_conll(text: TextFile) -> bool:
     tagged = [r for r in rows if len(r) >= 2 and _TAG.match(r[-1])]
     if len(tagged) < 0.9 * len(rows) or not any(r[-1].upper() != "O" for r in tagged):
         return False
-    widths = {len(r) for r in rows}
-    return len(widths) == 1 and (blanks > 0 or len({r[0] for r in rows}) > 0.2 * len(rows))
+    common = Counter(len(r) for r in rows).most_common(1)[0][1]  # a few ragged rows still look CoNLL
+    return common >= 0.9 * len(rows) and (blanks > 0 or len({r[0] for r in rows}) > 0.2 * len(rows))
 
 
 def refuse_conll_for_classify(text: TextFile) -> None:
