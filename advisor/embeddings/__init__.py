@@ -2,7 +2,9 @@
 
 ``make_embedding(name, **options)`` builds one by its registry name; every embedding is fitted on
 the training split and then turns any :class:`~advisor.data.Corpus` into
-:class:`~advisor.features.TokenFeatures` (one row per word). Contextual features are cached on disk.
+:class:`~advisor.features.TokenFeatures` (one row per word). Contextual features are cached on disk
+once per corpus with every hidden layer (fp16 stack); the ``layer`` option only chooses how that
+stack is read ("mix" hands the whole stack to the downstream model's scalar mix).
 """
 
 from __future__ import annotations
