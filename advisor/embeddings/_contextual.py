@@ -470,11 +470,17 @@ class ContextualEmbedding(Embedding):
         if cached is not None and np.array_equal(cached.offsets, stack.offsets):
             return cached
         first, last = indices[0], indices[-1] + 1
-        meta = {"model": self.model_ref, **self._cache_meta(), "derived_from": self.cache_key(corpus)}
+        meta = {
+            "model": self.model_ref,
+            **self._cache_meta(),
+            "layer": self.layer.text,
+            "derived_from": self.cache_key(corpus),
+        }
         return self.cache.derive(key, stack, lambda block: block[:, first:last].mean(axis=1), meta)
 
     def _cache_meta(self) -> dict[str, ParamValue]:
-        return {k: v for k, v in self.describe().items() if "coverage" not in k}
+        """What an entry's meta.json records: the settings, minus the layer choice (entries serve every choice)."""
+        return {k: v for k, v in self.describe().items() if k != "layer" and "coverage" not in k}
 
     def _encode_in_memory(self, corpus: Corpus, indices: list[int]) -> TokenFeatures:
         offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
