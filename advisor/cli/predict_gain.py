@@ -16,6 +16,7 @@ import typer
 from rich.markup import escape
 
 from advisor.cli._app import app, console, err_console
+from advisor.errors import ConfigError
 
 __all__ = ["predict_gain_command"]
 
@@ -40,6 +41,7 @@ def predict_gain_command(
     """Expected share of items where context helps, and expected score gain, on unlabelled text."""
     from advisor.gain import load_gain_model, predict_gain, read_unlabelled
 
+    _check_options(text, format, confidence, seed, out)  # before the model is downloaded and loaded
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # keep stderr for real messages
     from advisor.mlflow_views import require_store
 
@@ -60,3 +62,23 @@ def predict_gain_command(
         table.insert(1, "line", [unlabelled.line_numbers[i] for i in table["item"]])
         table.to_csv(out, index=False)
         console.print(f"per-unit predictions: {escape(str(out))}", highlight=False, soft_wrap=True)
+
+
+def _check_options(text: Path, format: str, confidence: float, seed: int, out: Path | None) -> None:
+    """Everything checkable without the run: the text file, the format, the numbers, the output folder."""
+    from advisor.data._text import check_file
+    from advisor.gain._predict import FORMATS
+
+    check_file(text)
+    if format not in FORMATS:
+        raise ConfigError(
+            f"unknown format {format!r}", hint=f"choose one of: {', '.join(FORMATS)}", code="E830"
+        )
+    if not 0 < confidence < 1:
+        raise ConfigError(f"--confidence must be in (0, 1), got {confidence}", code="E834")
+    if seed < 0:
+        raise ConfigError(f"--seed must be at least 0, got {seed}", code="E834")
+    if out is not None and not out.expanduser().resolve().parent.is_dir():
+        raise ConfigError(
+            f"--out {out}: the folder {out.expanduser().resolve().parent} does not exist", code="E834"
+        )

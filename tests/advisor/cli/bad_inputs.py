@@ -506,8 +506,47 @@ def _valid_cases() -> list[Case]:
     ]
 
 
+GAIN_CASES: list[tuple[str, list[str], str]] = [
+    ("confidence-above-one", ["--confidence", "2"], "--confidence must be in (0, 1)"),
+    ("confidence-zero", ["--confidence", "0"], "--confidence must be in (0, 1)"),
+    ("format-unknown", ["--format", "xml"], "unknown format 'xml'"),
+    ("seed-negative", ["--seed", "-1"], "--seed must be at least 0"),
+    ("out-folder-missing", ["--out", "/nonexistent/dir/x.csv"], "does not exist"),
+]
+
+
+def _gain_cases() -> list[Case]:
+    """``advisor predict-gain``: its options and text file are checked before any run is read."""
+    files: dict[str, str | bytes] = {"u.txt": "the man saw Paris\n"}
+    cases = [
+        Case(
+            f"gain-{name}",
+            ["predict-gain", "latest", "u.txt", "--tracking-uri", "{store}", *options],
+            files,
+            2,
+            (expect,),
+        )
+        for name, options, expect in GAIN_CASES
+    ]
+    for name, text, expect in (
+        ("text-fifo", "{fifo}", "named pipe (FIFO)"),
+        ("text-missing", "nope.txt", "nope.txt: file not found"),
+        ("text-device", "/dev/zero", "is a character device"),
+    ):
+        cases.append(
+            Case(
+                f"gain-{name}",
+                ["predict-gain", "latest", text, "--tracking-uri", "{store}"],
+                {},
+                2,
+                (expect,),
+            )
+        )
+    return cases
+
+
 def build_cases() -> list[Case]:
     """Every case, named uniquely."""
-    cases = _option_cases() + _data_cases() + _valid_cases()
+    cases = _option_cases() + _data_cases() + _valid_cases() + _gain_cases()
     assert len({c.name for c in cases}) == len(cases)
     return cases
