@@ -352,3 +352,21 @@ def test_uploads_live_staged_run_refresh_stop_and_partial_verdict(browser: objec
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
         assert time.monotonic() - t1 < 5
+
+
+def test_report_tables_fit_the_page(browser: object, tmp_path: Path) -> None:
+    """The HTML report at 1400 px: no table (long model paths, many cost columns) widens the page."""
+    from advisor.report import write_report
+    from advisor.verdict import make_synthetic_analysis
+
+    analysis = make_synthetic_analysis()
+    analysis.embeddings["model"] = "local_checkpoint_" + "x" * 220  # no break opportunity
+    html, _ = write_report(analysis, tmp_path / "report")
+    browser.set_window_size(1400, 1000)
+    browser.get(html.as_uri())
+    _wait_for_text(browser, "Embeddings and encoder")
+    widths = browser.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], f"the page scrolls sideways: {widths}"
+    _full_page_shot(browser, SHOTS / "report_tables_fit.png")
