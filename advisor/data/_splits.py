@@ -87,7 +87,6 @@ def read_splits(
         if given is not None:
             parts[role], found = read_corpus(given, task, text_col, label_col, strict=strict)
             warnings += found
-            warnings += unseen_label_warnings(parts["train"], parts[role])
     methods = []
     n_total = len(parts["train"])  # fractions are of the whole file, so dev and test get the same share
     for role, fraction in (("test", test_fraction), ("dev", dev_fraction)):
@@ -103,6 +102,8 @@ def read_splits(
         methods.append(
             f"{role}: {'stratified ' if stratified else ''}{fraction:.0%} of the file, seed {seed}"
         )
+    for role in ("dev", "test"):  # given files, or a split that drew a rare label out of training
+        warnings += unseen_label_warnings(parts["train"], parts[role])
     splits = DataSplits(
         train=parts["train"],
         dev=parts["dev"],
