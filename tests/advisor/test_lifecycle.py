@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -197,3 +198,36 @@ def test_sigkill_mid_grid_is_reported_killed_and_resumed(
     statuses, after = store_state(store)
     assert "RUNNING" not in statuses
     assert len(after) == 16 and set(after.values()) == {1}  # 0 recomputed cells
+
+
+def test_a_failure_while_opening_never_leaves_the_parent_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from advisor.tracking import AnalysisTracker
+
+    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "open-fails")
+    real = tracker.client.log_batch
+
+    def refuse_tags(run_id: str, **kwargs: object) -> None:
+        if kwargs.get("tags"):
+            raise RuntimeError("store refused a tag")
+        real(run_id, **kwargs)
+
+    monkeypatch.setattr(tracker.client, "log_batch", refuse_tags)
+    with pytest.raises(RuntimeError):
+        tracker.open("k1", "name", {"task": "ner"}, {"team": "x"})
+    runs = tracker.client.search_runs([tracker.experiment_id])
+    assert [r.info.status for r in runs] == ["FAILED"]
+
+
+def test_open_takes_ownership_and_close_stops_the_heartbeat(tmp_path: Path) -> None:
+    from advisor.tracking import AnalysisTracker
+
+    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "owned")
+    run_id = tracker.open("k2", "name", {"task": "ner"}, {})
+    tags = tracker.client.get_run(run_id).data.tags
+    owner = Owner.from_tags(tags)
+    assert owner is not None and owner.same(Owner.current()) and HEARTBEAT_TAG in tags
+    tracker.close("FINISHED")
+    assert tracker.client.get_run(run_id).info.status == "FINISHED"
+    assert not any(t.name == "advisor-heartbeat" and t.is_alive() for t in threading.enumerate())
