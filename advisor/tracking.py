@@ -11,7 +11,9 @@ Layout (what the CLI, the report and the app read back):
   ``predictions/size_<n>.json``. A cell counts as finished once its ``score`` at that step exists:
   metrics are logged last, so a cell interrupted earlier is simply recomputed.
 
-Runs always end FINISHED, FAILED or KILLED (``AnalysisTracker.close``), never RUNNING.
+Runs always end FINISHED, FAILED or KILLED (``AnalysisTracker.close``), never RUNNING. A parent records
+its owner process and a heartbeat; one whose owner died (``kill -9``) is ended KILLED by the next
+``advisor run`` or ``advisor report`` (:mod:`advisor.lifecycle`, ``close_stale_runs``).
 """
 
 from __future__ import annotations
