@@ -325,6 +325,10 @@ def _check_sqlite(uri: str) -> None:
     db = Path(path)
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ConfigError(
+            f"tracking URI {uri!r}: a part of {db.parent} is a file, not a folder", code="E220"
+        ) from None
     except OSError as error:
         raise ConfigError(
             f"tracking URI {uri!r}: cannot create the folder {db.parent}: {error.strerror}", code="E220"

@@ -155,6 +155,12 @@ OPTION_CASES: list[tuple[str, list[str], dict[str, str | bytes], str]] = [
         {"dbdir/x": "x"},
         "is not a regular file",
     ),
+    (
+        "uri-sqlite-under-a-file",
+        ["--tracking-uri", "sqlite:///{dir}/notes.txt/mlflow.db"],
+        {"notes.txt": "x"},
+        "is a file, not a folder",
+    ),
     ("uri-server-down", ["--tracking-uri", "http://127.0.0.1:9"], {}, "cannot reach the server"),
     ("sizes-zero", ["--sizes", "0"], {}, "--sizes must be positive"),
     ("sizes-negative", ["--sizes", "4,-5"], {}, "--sizes must be positive"),
