@@ -94,6 +94,12 @@ OPTION_CASES: list[tuple[str, list[str], dict[str, str | bytes], str]] = [
         {},
         "no such model directory",
     ),
+    (
+        "contextual-hub-id-offline",
+        ["--embeddings", "contextual", "--contextual", "advisor-tests/no-such-model"],
+        {},
+        "cannot load its configuration",
+    ),
     ("static-missing", ["--embeddings", "static", "--static", "nope.vec"], {}, "nope.vec: file not found"),
     (
         "static-directory",
