@@ -146,7 +146,8 @@ def _csv_records(
     stray: list[int] = []
     position = 1  # the next physical line (1-based) the reader will see
     while position <= len(lines):
-        reader = csv.reader(iter([line + "\n" for line in lines[position - 1 :]]), strict=True)
+        rest = (lines[i] + "\n" for i in range(position - 1, len(lines)))  # O(1) to restart
+        reader = csv.reader(rest, strict=True)
         start = position
         try:
             for record in reader:
