@@ -138,9 +138,12 @@ def close_stale_runs(
 ) -> list[str]:
     """End stale RUNNING analyses and their RUNNING children KILLED; return the parent ids closed."""
     if client is None:
-        from advisor.tracking import client_for
+        from advisor.tracking import DEFAULT_TRACKING_URI, client_for
 
-        client = client_for(tracking_uri)
+        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
+        if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
+            return []  # no store, nothing to close: never create one as a side effect
+        client = client_for(uri)
     if experiment_ids is None:
         experiment_ids = [e.experiment_id for e in client.search_experiments()]
     if not experiment_ids:

@@ -231,3 +231,8 @@ def test_open_takes_ownership_and_close_stops_the_heartbeat(tmp_path: Path) -> N
     tracker.close("FINISHED")
     assert tracker.client.get_run(run_id).info.status == "FINISHED"
     assert not any(t.name == "advisor-heartbeat" and t.is_alive() for t in threading.enumerate())
+
+
+def test_closing_stale_runs_never_creates_a_store(tmp_path: Path) -> None:
+    assert close_stale_runs(f"sqlite:///{tmp_path}/none/mlflow.db") == []
+    assert not (tmp_path / "none").exists()
