@@ -129,7 +129,8 @@ def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
                 f"{eff.embedding} needs 1/{prefix}{eff.ratio:.1f}",
                 (eff.size_needed, eff.target),
                 textcoords="offset points",
-                xytext=(6, 6),
+                xytext=(-6, 6),
+                ha="right",  # to the left of the marker: near full size the label would leave the axes
                 color=color,
             )
         elif eff.status == "never":
