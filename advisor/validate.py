@@ -95,7 +95,7 @@ def _check_numbers(settings: RunSettings) -> None:
         raise ConfigError(f"--split-seed must lie in 0..{_MAX_SEED}, got {settings.split_seed}", code="E210")
     if settings.sizes and settings.fractions:
         raise ConfigError("give --sizes or --fractions, not both", code="E210")
-    if settings.sizes is not None and settings.sizes and min(settings.sizes) < 1:
+    if settings.sizes and min(settings.sizes) < 1:
         raise ConfigError(f"--sizes must be positive, got {settings.sizes}", code="E210")
     bad = [f for f in settings.fractions or [] if not 0 < f <= 1]  # NaN fails too
     if bad:
