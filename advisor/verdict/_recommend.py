@@ -154,6 +154,8 @@ class SliceFinding:
 
     def describe(self) -> str:
         a, b = self.pair.split("-", 1)
+        if not (self.n_difficult and self.n_easy):
+            return f"{self.metric}: cannot be split into difficult and easy items on this data, so no claim."
         gaps = (
             f"{a}-minus-{b} gap {_pts(self.gap_difficult)} on {self.n_difficult} difficult vs "
             f"{_pts(self.gap_easy)} on {self.n_easy} easy items"

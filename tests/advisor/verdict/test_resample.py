@@ -135,3 +135,15 @@ def test_slice_claims_are_holm_corrected() -> None:
         and findings["ner_ambiguity"].carried_by == "unclear"
     )
     assert "Holm-adjusted p 0.060" in findings["ner_ambiguity"].describe()
+
+
+def test_an_unsplittable_metric_makes_no_claim() -> None:
+    import pandas as pd
+
+    from advisor.verdict import slice_findings
+
+    rows = [{"metric": "ner_ambiguity", "size": 10, "pair": "contextual-static", "slice": name, "n_items": 0,
+             "gap": float("nan"), "gap_lo": float("nan"), "gap_hi": float("nan"), "p_value": float("nan")}
+            for name in ("difficult", "easy", "difficult-minus-easy")]  # fmt: skip
+    (finding,) = slice_findings(pd.DataFrame(rows))
+    assert finding.carried_by == "unclear" and "cannot be split" in finding.describe()
