@@ -567,14 +567,18 @@ class ContextualEmbedding(Embedding):
     def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray, indices: list[int]) -> None:
         """Run the encoder over length-sorted batches of windows; write pooled rows of the ``indices`` layers into ``out``."""
 
-        # Repeated sentences (retweets, boilerplate) are encoded once and their rows copied.
-        first_seen: dict[tuple[str, ...], int] = {}
+        # Repeated sentences (retweets, boilerplate) are encoded once and their rows copied. Keyed by
+        # hash, not by the words, so the index stays small on huge corpora; a collision is checked.
+        first_seen: dict[int, int] = {}
         copies: list[tuple[int, int]] = []
+        collided: list[int] = []
         for i, sent in enumerate(corpus.tokens):
-            original = first_seen.setdefault(tuple(sent), i)
-            if original != i:
+            original = first_seen.setdefault(hash(tuple(sent)), i)
+            if original != i and corpus.tokens[original] == sent:
                 copies.append((i, original))
-        unique = list(first_seen.values())
+            elif original != i:
+                collided.append(i)
+        unique = sorted([*first_seen.values(), *collided])
         # Sentences go through in chunks: the window bookkeeping of one chunk is all that sits in
         # memory, so peak memory does not grow with the corpus (vectors go straight to ``out``).
         partial: dict[int, np.ndarray] = {}
