@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -228,9 +227,11 @@ def test_open_takes_ownership_and_close_stops_the_heartbeat(tmp_path: Path) -> N
     tags = tracker.client.get_run(run_id).data.tags
     owner = Owner.from_tags(tags)
     assert owner is not None and owner.same(Owner.current()) and HEARTBEAT_TAG in tags
+    beat = tracker._heartbeat
+    assert beat is not None and beat._thread.is_alive()
     tracker.close("FINISHED")
     assert tracker.client.get_run(run_id).info.status == "FINISHED"
-    assert not any(t.name == "advisor-heartbeat" and t.is_alive() for t in threading.enumerate())
+    assert not beat._thread.is_alive()  # (other tests' trackers may still beat: judge only ours)
 
 
 def test_closing_stale_runs_never_creates_a_store(tmp_path: Path) -> None:
