@@ -27,6 +27,7 @@ def test_tracker_tags_the_experiment_and_logs_description_and_inputs(tmp_path: P
     tracker.open("key", "run", {}, {})
     log_dataset_inputs(tracker.client, tracker.parent_id, splits, "train.conll")
     set_description(tracker.client, tracker.parent_id, "**Verdict: USE CONTEXTUAL**")
+    tracker.close("FINISHED")
     AnalysisTracker(tracker.tracking_uri, "views")  # re-opening the experiment keeps the one tag
 
     experiment = tracker.client.get_experiment(tracker.experiment_id)

@@ -164,7 +164,11 @@ def log_analysis(uri: str, name: str, experiment: str = "app-test", stop_after: 
                 }
                 tracker.log_cell(embedding, size, seed, metrics, frame)
                 if stop_after is not None and len(predictions) >= stop_after:
-                    return tracker.parent_id  # left RUNNING, like a run in flight
+                    # Left RUNNING, like a run in flight; its owner (this process) stays alive, so it is
+                    # not stale. Only the heartbeat thread is stopped: tests must not leak threads.
+                    if tracker._heartbeat is not None:
+                        tracker._heartbeat.stop()
+                    return tracker.parent_id
     items = item_metrics(train, test)
     gaps = gap_analysis("ner", train, test, predictions, n_boot=200)
     tracker.log_table(items, "analysis/items.json")
