@@ -9,6 +9,7 @@ from __future__ import annotations
 from advisor.data._classify import tokenize
 from advisor.data._corpus import TASKS, Corpus, DataSplits
 from advisor.data._schemes import SCHEMES, detect_scheme, to_iob2
+from advisor.data._sniff import task_mismatch_hint
 from advisor.data._splits import MIN_EVAL_ITEMS, MIN_TRAIN_ITEMS, read_corpus, read_splits, validate
 from advisor.data._summary import DatasetSummary, summarize
 
@@ -24,6 +25,7 @@ __all__ = [
     "read_corpus",
     "read_splits",
     "summarize",
+    "task_mismatch_hint",
     "to_iob2",
     "tokenize",
     "validate",

@@ -9,11 +9,18 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
 from advisor.data._text import TextFile
 from advisor.errors import InputError
 
-__all__ = ["ASCII_SPACE", "classify_hint", "looks_like_conll", "refuse_conll_for_classify"]
+__all__ = [
+    "ASCII_SPACE",
+    "classify_hint",
+    "looks_like_conll",
+    "refuse_conll_for_classify",
+    "task_mismatch_hint",
+]
 
 ASCII_SPACE = re.compile(r"[ \t]+")
 _TAG = re.compile(r"^(O|[BIESLU][-_]\S+)$", re.IGNORECASE)
@@ -78,3 +85,16 @@ def classify_hint(text: TextFile) -> str | None:
             "the lines look like 'label text' sentences, not 'token tag' rows: did you mean --task classify?"
         )
     return None
+
+
+def task_mismatch_hint(path: str | Path, task: str) -> str | None:
+    """``did you mean --task …?`` when the file looks like the other task's format, else None.
+
+    For callers (the app) that want the hint before, or without, reading the file as ``task``.
+    """
+    from advisor.data._text import read_text_file
+
+    text = read_text_file(path)
+    if task == "ner":
+        return classify_hint(text)
+    return "did you mean --task ner?" if looks_like_conll(text) else None

@@ -146,3 +146,13 @@ def test_jsonl_null_text_is_an_empty_item(tmp_path: Path) -> None:
         write(tmp_path / "n.jsonl", "\n".join(map(json.dumps, records))), "classify"
     )
     assert len(corpus) == 4 and corpus.skipped_lines == (1,) and warnings
+
+
+def test_task_mismatch_hint_for_callers_that_check_first(tmp_path: Path) -> None:
+    from advisor.data import task_mismatch_hint
+
+    conll = write(tmp_path / "c.txt", "John B-PER\nlives O\n\nMary B-PER\nsmiled O\n")
+    table = write(tmp_path / "t.csv", "text,label\n" + "\n".join(rows(5)) + "\n")
+    assert task_mismatch_hint(conll, "classify") == "did you mean --task ner?"
+    assert "did you mean --task classify?" in (task_mismatch_hint(table, "ner") or "")
+    assert task_mismatch_hint(conll, "ner") is None and task_mismatch_hint(table, "classify") is None
