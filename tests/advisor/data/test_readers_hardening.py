@@ -156,3 +156,17 @@ def test_task_mismatch_hint_for_callers_that_check_first(tmp_path: Path) -> None
     assert task_mismatch_hint(conll, "classify") == "did you mean --task ner?"
     assert "did you mean --task classify?" in (task_mismatch_hint(table, "ner") or "")
     assert task_mismatch_hint(conll, "ner") is None and task_mismatch_hint(table, "classify") is None
+
+
+def test_permission_denied_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Tests run as root here, where chmod 000 still reads: the refusal is simulated.)"""
+    import advisor.data._text as text_module
+
+    def denied(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    path = write(tmp_path / "p.conll", "Ann B-PER\n")
+    monkeypatch.setattr(text_module, "open", denied, raising=False)
+    with pytest.raises(InputError, match="cannot read the file: Permission denied") as error:
+        read_corpus(path, "ner")
+    assert error.value.file == str(path)
