@@ -47,9 +47,10 @@ from advisor.app import (
 from advisor.data import TASKS
 from advisor.errors import AdvisorError
 from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
+from advisor.mlflow_views import store_uri
 from advisor.report import is_partial, partial_label, partial_notice
 from advisor.runner import EMBEDDING_CHOICES, RunSettings
-from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis, resolve_tracking_uri
+from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
 
 PAGES = ("Data", "Configure & run", "Results", "History")
 POLL_SECONDS = 3
@@ -60,7 +61,7 @@ def tracking_uri() -> str:
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--tracking-uri", default=None)
     known, _ = parser.parse_known_args(sys.argv[1:])
-    return resolve_tracking_uri(known.tracking_uri or os.environ.get("ADVISOR_TRACKING_URI"))
+    return store_uri(known.tracking_uri or os.environ.get("ADVISOR_TRACKING_URI"))  # creates nothing
 
 
 def state() -> Any:

@@ -24,6 +24,7 @@ __all__ = [
     "log_dataset_inputs",
     "require_store",
     "set_description",
+    "store_uri",
     "tag_experiment_kind",
 ]
 
@@ -34,11 +35,23 @@ DESCRIPTION_TAG = "mlflow.note.content"
 _CONTEXT_TAG = "mlflow.data.context"
 
 
-def require_store(tracking_uri: str | None) -> str:
-    """The store a read-only command reads; a local sqlite store that does not exist is an error, not created."""
+def store_uri(tracking_uri: str | None) -> str:
+    """The store URI as ``resolve_tracking_uri`` chooses it, without creating any folder (read-only use)."""
     from advisor.tracking import DEFAULT_TRACKING_URI
 
     chosen = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
+    if "://" not in chosen:
+        raise ConfigError(
+            f"tracking URI {chosen!r} is not a URI",
+            hint="use sqlite:///path/to/mlflow.db or http://host:port (the file store was removed in MLflow 3)",
+            code="E220",
+        )
+    return chosen
+
+
+def require_store(tracking_uri: str | None) -> str:
+    """The store a read-only command reads; a local sqlite store that does not exist is an error, not created."""
+    chosen = store_uri(tracking_uri)
     if chosen.startswith("sqlite:///"):
         path = Path(chosen.removeprefix("sqlite:///"))
         if not path.is_file():

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.errors import ConfigError, InputError
-from advisor.tracking import resolve_tracking_uri
+from advisor.mlflow_views import store_uri
 
 __all__ = [
     "DATA_SUFFIXES",
@@ -67,7 +67,7 @@ def upload_root(tracking_uri: str | None = None) -> Path:
     """``ADVISOR_UPLOAD_DIR``, else ``uploads/`` beside a local sqlite store, else ``./mlruns/uploads``."""
     if os.environ.get("ADVISOR_UPLOAD_DIR"):
         return Path(os.environ["ADVISOR_UPLOAD_DIR"]).resolve()
-    uri = resolve_tracking_uri(tracking_uri)
+    uri = store_uri(tracking_uri)  # no folder is created just to name the upload root
     if uri.startswith("sqlite:///"):
         return (Path(uri.removeprefix("sqlite:///")).parent / "uploads").resolve()
     return Path("mlruns", "uploads").resolve()

@@ -19,8 +19,9 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.difficulty import EntitySpan, difficulty_metric_names, recognised_exactly
+from advisor.mlflow_views import store_uri
 from advisor.report._partial import partial_label
-from advisor.tracking import client_for, resolve_tracking_uri
+from advisor.tracking import client_for
 from advisor.verdict import COST_COLUMNS, CostComparison
 
 __all__ = [
@@ -278,7 +279,7 @@ def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
 
 def mlflow_ui_command(tracking_uri: str | None = None) -> str:
     """The command that opens the same store in the MLflow UI."""
-    return f"mlflow ui --backend-store-uri {resolve_tracking_uri(tracking_uri)}"
+    return f"mlflow ui --backend-store-uri {store_uri(tracking_uri)}"
 
 
 def compare_url(

@@ -13,7 +13,7 @@ import typer
 from advisor.app import DEFAULT_MAX_UPLOAD_MB
 from advisor.cli._app import app, err_console
 from advisor.errors import ConfigError
-from advisor.tracking import resolve_tracking_uri
+from advisor.mlflow_views import store_uri
 
 __all__ = ["APP_FILE", "streamlit_command", "ui"]
 
@@ -77,7 +77,7 @@ def ui(
             hint="run `advisor ui` from a checkout of the project (pip install -e .)",
             code="E260",
         )
-    uri = resolve_tracking_uri(tracking_uri)
+    uri = store_uri(tracking_uri)  # read-only: no ./mlruns folder until a run writes one
     limit = max_upload_mb or int(os.environ.get("ADVISOR_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
     if limit <= 0:
         raise ConfigError(f"--max-upload-mb must be positive, got {limit}", code="E250")

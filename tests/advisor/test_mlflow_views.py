@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from advisor.data import read_corpus, read_splits
+from advisor.errors import ConfigError
 from advisor.mlflow_views import (
     DESCRIPTION_TAG,
     EXPERIMENT_KIND,
     EXPERIMENT_KIND_TAG,
     dataset_frame,
     log_dataset_inputs,
+    require_store,
     set_description,
+    store_uri,
 )
 from advisor.tracking import AnalysisTracker
 from tests.advisor.test_runner import write_ner
@@ -53,3 +58,14 @@ def test_dataset_frame_joins_tokens_and_tags(tmp_path: Path) -> None:
     corpus, _ = read_corpus(path, "ner")
     frame = dataset_frame(corpus)
     assert list(frame["text"]) == ["John ran", "Paris"] and list(frame["label"]) == ["B-PER O", "B-LOC"]
+
+
+def test_store_uri_and_require_store_create_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    assert store_uri(None) == "sqlite:///mlruns/mlflow.db"
+    with pytest.raises(ConfigError, match="no MLflow store at"):
+        require_store(None)
+    with pytest.raises(ConfigError, match="is not a URI"):
+        store_uri("mlruns")
+    assert list(tmp_path.iterdir()) == []

@@ -108,3 +108,9 @@ def test_demo_datasets_lists_the_bundled_files(tmp_path: Path) -> None:
     assert demos["ner"].train.name == "ner_train.conll" and demos["classify"].test.exists()
     (tmp_path / "ner_train.conll").write_text("x O\n")
     assert demo_datasets(tmp_path) == {}  # dev and test missing: not offered
+
+
+def test_upload_root_creates_no_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ADVISOR_UPLOAD_DIR", raising=False)
+    upload_root(f"sqlite:///{tmp_path}/new/mlflow.db")
+    assert list(tmp_path.iterdir()) == []  # the app shows where uploads go before any exists
