@@ -22,6 +22,7 @@ __all__ = [
     "EXPERIMENT_KIND_TAG",
     "dataset_frame",
     "log_dataset_inputs",
+    "log_test_tokens",
     "require_store",
     "set_description",
     "store_uri",
@@ -128,3 +129,13 @@ def log_dataset_inputs(client: Any, run_id: str, splits: Any, name: str) -> None
             entity = dataset._to_mlflow_entity()  # the public API logs through the fluent active run only
             inputs.append(DatasetInput(entity, tags=[InputTag(_CONTEXT_TAG, part)]))
     client.log_inputs(run_id, datasets=inputs)
+
+
+def log_test_tokens(client: Any, run_id: str, splits: Any) -> None:
+    """NER: the evaluation sentences' tokens as ``analysis/test_tokens.json`` (the app's item explorer
+    shows each entity in its sentence; logged at the start, so a killed run has them too)."""
+    if splits.test.task != "ner":
+        return
+    tokens = [" ".join(t) for t in splits.test.tokens]
+    frame = pd.DataFrame({"item": range(len(tokens)), "tokens": tokens})
+    client.log_table(run_id, data=frame, artifact_file="analysis/test_tokens.json")

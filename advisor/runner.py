@@ -277,9 +277,10 @@ def run_analysis(
         on_wait=lambda message: notify(ProgressEvent("waiting", message=message)),
     )
     if not tracker.resumed:
-        from advisor.mlflow_views import log_dataset_inputs
+        from advisor.mlflow_views import log_dataset_inputs, log_test_tokens
 
         log_dataset_inputs(tracker.client, tracker.parent_id, splits, name)  # MLflow's "Datasets" column
+        log_test_tokens(tracker.client, tracker.parent_id, splits)  # the app's item explorer, even if killed
     tracker.log_parent_tags({"advisor.total_cells": str(len(plan.cells)), "advisor.device": device})
     pending = [
         c for c in plan.cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)
@@ -603,10 +604,6 @@ def _analyse(
     log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)  # which layers the task used
     analysis = load_analysis(tracker.parent_id, tracker.tracking_uri)
     tracker.log_table(analysis.curves, "analysis/curves.json")
-    if settings.task == "ner":  # the app's item explorer shows each entity in its sentence
-        tokens = [" ".join(t) for t in splits.test.tokens]
-        frame = pd.DataFrame({"item": range(len(tokens)), "tokens": tokens})
-        tracker.log_table(frame, "analysis/test_tokens.json")
     from advisor.plots import plot_learning_curves
 
     figure = plot_learning_curves(analysis)

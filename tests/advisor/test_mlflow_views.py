@@ -69,3 +69,17 @@ def test_store_uri_and_require_store_create_nothing(tmp_path: Path, monkeypatch:
     with pytest.raises(ConfigError, match="is not a URI"):
         store_uri("mlruns")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_test_tokens_are_logged_for_the_item_explorer(tmp_path: Path) -> None:
+    from advisor.app import load_test_tokens
+    from advisor.mlflow_views import log_test_tokens
+
+    files = {p: write_ner(tmp_path / f"{p}.conll", 12, i) for i, p in enumerate(("train", "dev", "test"))}
+    splits = read_splits(str(files["train"]), "ner", dev=str(files["dev"]), test=str(files["test"]))
+    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "tokens")
+    tracker.open("key", "run", {}, {})
+    log_test_tokens(tracker.client, tracker.parent_id, splits)
+    tracker.close("KILLED")  # a killed run still has them: they are logged when the run opens
+    tokens = load_test_tokens(tracker.parent_id, tracker.tracking_uri)
+    assert tokens == dict(enumerate(splits.test.tokens))
