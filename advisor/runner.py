@@ -70,6 +70,8 @@ class RunSettings:
     tags: dict[str, str] = field(default_factory=dict)
     price_per_hour: float | None = None  # serving machine price: the verdict prices 1M items
     strict: bool = False  # items with a label but no text are an error instead of skipped
+    backend: str = "local"  # where cells train: local worker processes or Ray (advisor.backends)
+    ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
 
     def __post_init__(self) -> None:
         unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
@@ -312,7 +314,15 @@ def run_analysis(
                 )
             n_workers = _worker_count(settings.workers, device, len(pending))
             t_train = time.perf_counter()
-            for cell, result, seconds in _train_cells(pending, n_workers):
+            if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
+                from advisor.backends import ray_train_cells
+
+                cells_done = ray_train_cells(
+                    pending, dict(_WORKER_STATE), settings.workers, settings.ray_address, device
+                )
+            else:
+                cells_done = _train_cells(pending, n_workers)
+            for cell, result, seconds in cells_done:
                 timings[f"train.{cell.embedding}"] = (
                     timings.get(f"train.{cell.embedding}", 0.0) + result.train_seconds
                 )
@@ -426,13 +436,15 @@ def _worker_init() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def _train_one(cell: Cell) -> tuple[Cell, Any, float]:
+def _train_one(cell: Cell, state: dict[str, Any] | None = None) -> tuple[Cell, Any, float]:
+    """Train one cell from ``state`` (default: the forked workers' module global; Ray passes its own)."""
     from trainers import TrainConfig, fit_and_evaluate
 
     t0 = time.perf_counter()
-    splits: DataSplits = _WORKER_STATE["splits"]
-    idx = subset_indices(_WORKER_STATE["orders"][cell.seed], cell.size)
-    entry = _WORKER_STATE["features"][cell.embedding]
+    state = _WORKER_STATE if state is None else state
+    splits: DataSplits = state["splits"]
+    idx = subset_indices(state["orders"][cell.seed], cell.size)
+    entry = state["features"][cell.embedding]
     if isinstance(entry, dict):  # random: one table per seed, looked up here (cheap; memory per cell)
         table = entry[cell.seed]
         train_feats = table.featurize(splits.train.subset(idx))
@@ -440,7 +452,7 @@ def _train_one(cell: Cell) -> tuple[Cell, Any, float]:
     else:
         train_feats, dev_feats, test_feats = entry
         train_feats = train_feats.subset(idx)
-    config = TrainConfig(**{**_WORKER_STATE["config"], "seed": cell.seed})
+    config = TrainConfig(**{**state["config"], "seed": cell.seed})
     result = fit_and_evaluate(
         train_feats,
         splits.train.subset(idx),

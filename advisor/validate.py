@@ -71,6 +71,9 @@ def validate_settings(settings: RunSettings) -> None:
     if settings.device is not None:
         check_device(settings.device)
     check_tracking_uri(settings.tracking_uri)
+    from advisor.backends import check_backend
+
+    check_backend(settings.backend, settings.ray_address)
     check_experiment(settings.experiment)
     check_tags(settings.tags)
 

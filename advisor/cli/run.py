@@ -286,6 +286,16 @@ VerboseOpt = Annotated[
 DeviceOpt = Annotated[
     str | None, typer.Option("--device", help="cpu, cuda, cuda:1 … (default: a GPU when visible)")
 ]
+BackendOpt = Annotated[
+    str,
+    typer.Option("--backend", help="where cells train: local processes or ray (pip install advisor[ray])"),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: start one locally)"
+    ),
+]
 
 
 @app.command()
@@ -315,6 +325,8 @@ def run(
     tag: TagOpt = None,
     workers: WorkersOpt = None,
     price_per_hour: PriceOpt = None,
+    backend: BackendOpt = "local",
+    ray_address: RayAddressOpt = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
     ] = False,
@@ -346,6 +358,8 @@ def run(
         workers=workers,
         price_per_hour=price_per_hour,
         strict=strict,
+        backend=backend,
+        ray_address=ray_address,
     )
     validate_settings(settings)  # every option, path, store and tag, before anything is created
     execute(settings, verbose=verbose)
