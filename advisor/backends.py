@@ -17,6 +17,7 @@ same ``advisor`` installed (``pip install "advisor[ray]"``).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import Iterator
@@ -74,7 +75,11 @@ def _ray_runtime(address: str | None, num_cpus: int | None) -> Iterator[Any]:
     started = False
     if not ray.is_initialized():
         previous = signal.getsignal(signal.SIGTERM)
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        options: dict[str, Any] = {
+            "include_dashboard": False,
+            "log_to_driver": False,
+            "logging_level": logging.WARNING,  # no "Started a local Ray instance" in our output
+        }
         if address:
             ray.init(address=address, **options)
         else:

@@ -300,6 +300,7 @@ def run_analysis(
     status = "FAILED"
     analysed = False
     computed: list[Cell] = []
+    cells_done: Iterator[tuple[Cell, Any, float]] | None = None
     try:
         predictions: dict[tuple[str, int, int], list[Any]] = {}
         if pending:
@@ -392,6 +393,8 @@ def run_analysis(
         raise
     finally:
         timings["total"] = time.perf_counter() - started
+        if cells_done is not None:  # stop workers / Ray tasks now, not when the traceback is collected
+            cells_done.close()
         tracker.close(status)
     if analysed:  # after close: the report states the run's final status, not RUNNING
         from advisor.report import log_final_report

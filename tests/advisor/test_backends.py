@@ -70,7 +70,6 @@ def test_ray_backend_gives_the_local_scores_and_leaves_nothing_running(
     assert not ray.is_initialized()  # the runtime the backend started is shut down
 
 
-@pytest.mark.slow  # a second Ray start-up (~10 s on 2 cores); the fast suite keeps the scores test
 def test_ctrl_c_on_ray_ends_killed_and_resumes(settings: RunSettings, tmp_path: Path) -> None:
     settings.backend = "ray"
     settings.embeddings = ["random"]
