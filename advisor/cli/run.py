@@ -225,9 +225,10 @@ def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
     )
     print_leaderboard(outcome.run_id, outcome.tracking_uri)
     _print_verdict(outcome.run_id, outcome.tracking_uri)
+    uri = outcome.tracking_uri
+    browse = uri if uri.startswith(("http://", "https://")) else f"mlflow ui --backend-store-uri {uri}"
     console.print(
-        f"report: advisor report {outcome.run_id}   |   browse: mlflow ui --backend-store-uri {outcome.tracking_uri}",
-        highlight=False,
+        f"report: advisor report {outcome.run_id}   |   browse: {browse}", highlight=False, soft_wrap=True
     )
     return outcome
 

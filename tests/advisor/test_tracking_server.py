@@ -103,6 +103,7 @@ def test_run_report_predict_gain_and_history_against_a_server(
         "--tracking-uri", server, "--experiment", "team",
     )  # fmt: skip
     assert code == 0, err
+    assert f"browse: {server}" in out  # the server is its own UI: no `mlflow ui` command
     assert not (tmp_path / "mlruns").exists()  # everything went to the server
     runs = find_analyses(server)
     assert len(runs) == 1 and runs[0].info.status == "FINISHED"
