@@ -55,6 +55,7 @@ class TrainConfig:
     projection: int = 64
     casing_features: bool = True
     num_threads: int | None = 1
+    mix_lr_factor: float = 10.0  # learning-rate multiplier of the scalar-mix weights (layer stacks only)
 
     def __post_init__(self) -> None:
         if self.classifier not in CLASSIFIERS:

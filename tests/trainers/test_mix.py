@@ -64,9 +64,8 @@ def test_mix_maps_a_stack_to_one_vector_and_starts_uniform():
     out = mix(stack)
     assert out.shape == (2, 5, 6)
     np.testing.assert_allclose(mix.weights(), [1 / 3] * 3, rtol=1e-6)
-    np.testing.assert_allclose(
-        out.detach().numpy(), (1 + 0.5 + 0.25) / 3, rtol=1e-6
-    )  # each layer over its norm
+    # each layer brought to the layers' mean norm 7/3, then averaged
+    np.testing.assert_allclose(out.detach().numpy(), (7 / 3) * (1 + 0.5 + 0.25) / 3, rtol=1e-6)
 
 
 def test_layer_norms_are_mean_norms_per_layer():
