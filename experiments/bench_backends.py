@@ -43,9 +43,9 @@ def _settings(task: str, profile: str, store: Path, cache: Path, workers: int | 
     )
 
 
-def _scores(run_id: str, uri: str) -> list[float]:
+def _scores(run_id: str, uri: str) -> dict[tuple[str, int, int], float]:
     curves = load_analysis(run_id, uri).curves
-    return curves.sort_values(["embedding", "size", "seed"])["score"].tolist()
+    return {(r.embedding, int(r.size), int(r.seed)): float(r.score) for r in curves.itertuples()}
 
 
 def main() -> None:
@@ -85,8 +85,11 @@ def main() -> None:
             f"{len(outcome.computed) / train:.2f}",
         )
     Console().print(table)
-    same = rows["local"][2] == rows["ray"][2]
-    print(f"scores identical across backends: {same} ({len(rows['local'][2])} cells)")
+    local, ray = rows["local"][2], rows["ray"][2]
+    differ = sorted(k for k in local.keys() | ray.keys() if local.get(k) != ray.get(k))
+    print(f"scores identical across backends: {not differ} ({len(local)} cells)")
+    for key in differ:
+        print(f"  differs: {key}: local {local.get(key)} ray {ray.get(key)}")
 
 
 if __name__ == "__main__":
