@@ -47,7 +47,9 @@ def test_pairwise_cosine_and_first_pc_match_brute_force():
     sigma = np.linalg.svd(rows, compute_uv=False)
     assert explained_by_first_pc(rows) == pytest.approx(sigma[0] ** 2 / (sigma**2).sum())
     same = np.tile(rows[:1], (4, 1))
-    assert mean_pairwise_cosine(same) == pytest.approx(1.0) and explained_by_first_pc(same) == pytest.approx(1.0)
+    assert mean_pairwise_cosine(same) == pytest.approx(1.0) and explained_by_first_pc(same) == pytest.approx(
+        1.0
+    )
 
 
 def test_tiny_encoder_table_equals_hand_computed_values(tiny_stack):
@@ -60,11 +62,15 @@ def test_tiny_encoder_table_equals_hand_computed_values(tiny_stack):
     flat = [w for s in SENTENCES for w in s]
     for layer in range(3):
         column = vectors[:, layer]
-        anisotropy = np.mean([_cos(column[i], column[j]) for i, j in itertools.permutations(range(len(flat)), 2)])
+        anisotropy = np.mean(
+            [_cos(column[i], column[j]) for i, j in itertools.permutations(range(len(flat)), 2)]
+        )
         self_sims, mevs = [], []
         for word in ("bank", "the"):
             occ = column[[i for i, w in enumerate(flat) if w == word]]
-            self_sims.append(np.mean([_cos(occ[i], occ[j]) for i, j in itertools.permutations(range(len(occ)), 2)]))
+            self_sims.append(
+                np.mean([_cos(occ[i], occ[j]) for i, j in itertools.permutations(range(len(occ)), 2)])
+            )
             sigma = np.linalg.svd(occ, compute_uv=False)
             mevs.append(sigma[0] ** 2 / (sigma**2).sum())
         intra = []
