@@ -131,6 +131,26 @@ def log_dataset_inputs(client: Any, run_id: str, splits: Any, name: str) -> None
     client.log_inputs(run_id, datasets=inputs)
 
 
+def log_table(client: Any, run_id: str, frame: pd.DataFrame, artifact_file: str) -> None:
+    """Log ``frame`` as a JSON table artifact, *replacing* any earlier one of that name.
+
+    ``MlflowClient.log_table`` appends to an existing artifact, so a resumed or ``--force`` run would
+    double the rows of every table it logs again. The first write goes through ``log_table`` (MLflow's
+    UI lists it as a table); later ones overwrite the file in the same format.
+    """
+    import posixpath
+    import tempfile
+
+    folder = posixpath.dirname(artifact_file) or None
+    if artifact_file not in {f.path for f in client.list_artifacts(run_id, folder)}:
+        client.log_table(run_id, data=frame, artifact_file=artifact_file)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp) / posixpath.basename(artifact_file)
+        frame.to_json(local, orient="split", index=False, date_format="iso")
+        client.log_artifact(run_id, str(local), folder)
+
+
 def log_test_tokens(client: Any, run_id: str, splits: Any) -> None:
     """NER: the evaluation sentences' tokens as ``analysis/test_tokens.json`` (the app's item explorer
     shows each entity in its sentence; logged at the start, so a killed run has them too)."""
@@ -138,4 +158,4 @@ def log_test_tokens(client: Any, run_id: str, splits: Any) -> None:
         return
     tokens = [" ".join(t) for t in splits.test.tokens]
     frame = pd.DataFrame({"item": range(len(tokens)), "tokens": tokens})
-    client.log_table(run_id, data=frame, artifact_file="analysis/test_tokens.json")
+    log_table(client, run_id, frame, "analysis/test_tokens.json")

@@ -32,6 +32,7 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.errors import ConfigError
 from advisor.lifecycle import Heartbeat, Owner, close_stale_runs, is_stale, store_lock
+from advisor.mlflow_views import log_table
 
 __all__ = [
     "DEFAULT_EXPERIMENT",
@@ -327,7 +328,7 @@ class AnalysisTracker:
 
         run_id = self._children[(embedding, seed)]
         if predictions is not None:
-            self.client.log_table(run_id, data=predictions, artifact_file=f"predictions/size_{size:07d}.json")
+            log_table(self.client, run_id, predictions, f"predictions/size_{size:07d}.json")
         now = int(time.time() * 1000)
         batch = [Metric(k, float(v), now, size) for k, v in metrics.items() if v is not None and k != "score"]
         self.client.log_batch(run_id, metrics=batch)
@@ -350,7 +351,7 @@ class AnalysisTracker:
         self.client.log_batch(self.parent_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
 
     def log_table(self, data: pd.DataFrame, artifact_file: str, run_id: str | None = None) -> None:
-        self.client.log_table(run_id or self.parent_id, data=data, artifact_file=artifact_file)
+        log_table(self.client, run_id or self.parent_id, data, artifact_file)
 
     def log_figure(self, figure: Any, artifact_file: str, run_id: str | None = None) -> None:
         self.client.log_figure(run_id or self.parent_id, figure, artifact_file)

@@ -45,3 +45,15 @@ def test_load_analysis_errors(tmp_path: Path) -> None:
         load_analysis("latest", uri)
     with pytest.raises(ConfigError, match="no run with id 'nope'"):
         load_analysis("nope", uri)
+
+
+def test_a_table_logged_again_replaces_the_first(tmp_path: Path) -> None:
+    """MLflow's log_table appends; a resumed or --force run must not double a table's rows."""
+    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "t")
+    tracker.open("k", "run", {"task": "ner"}, {})
+    tracker.log_table(pd.DataFrame({"item": [0, 1], "score": [0.1, 0.2]}), "analysis/curves.json")
+    tracker.log_table(pd.DataFrame({"item": [0, 1, 2], "score": [0.3, 0.4, 0.5]}), "analysis/curves.json")
+    back = _read_json_table(tracker.client, tracker.parent_id, "analysis/curves.json")
+    assert back["item"].tolist() == [0, 1, 2]
+    assert back["score"].tolist() == [0.3, 0.4, 0.5]
+    tracker.close("FINISHED")
