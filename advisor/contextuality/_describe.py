@@ -47,10 +47,18 @@ _ST_NAMES = (
 def is_sentence_embedding_model(model: str) -> bool:
     """True for a sentence-transformers model (local directory with its files, or a known hub name)."""
     path = Path(model).expanduser()
-    if path.is_dir():
+    if _is_dir(path):
         return any((path / name).is_file() for name in _ST_FILES)
     lowered = model.lower()
     return any(pattern in lowered for pattern in _ST_NAMES)
+
+
+def _is_dir(path: Path) -> bool:
+    """``Path.is_dir`` that answers False for a name the OS cannot even look up (e.g. > 255 bytes)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def encoder_name(model: str) -> str:

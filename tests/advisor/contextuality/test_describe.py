@@ -105,3 +105,8 @@ def test_verdict_and_report_carry_the_layer_part(tmp_path):
 def test_no_contextual_no_sentences():
     analysis = make_synthetic_analysis(curves={"random": (0.6, 1.0, 0.3), "static": (0.7, 1.0, 0.3)})
     assert layer_reasons(analysis) == [] and layer_caveats(analysis) == []
+
+
+def test_a_model_name_too_long_for_the_file_system_is_not_an_error():
+    assert is_sentence_embedding_model("org/" + "x" * 300) is False
+    assert is_sentence_embedding_model("sentence-transformers/" + "y" * 300) is True
