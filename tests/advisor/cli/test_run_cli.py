@@ -26,7 +26,11 @@ def test_run_prints_leaderboard_and_verdict(tmp_path: Path, tiny_vectors_file: P
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     assert "ran on cpu: 4 cells computed, 0 reused" in out
-    assert "f1 × 100 by training-set size" in out and "cost at the largest size" in out
+    assert "f1 × 100 by training-set size" in out and "serving from raw text" in out
+    cost_rows = [
+        line for line in out.splitlines() if line.startswith(("│ random", "│ static")) and "," in line
+    ]
+    assert len(cost_rows) == 2 and not any("nan" in row for row in cost_rows)  # serving pass measured
     assert "random" in out and "static" in out and "±" in out
     assert "Verdict:" in out
     assert (
