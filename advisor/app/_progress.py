@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from advisor.app._job import SESSION_TAG
+from advisor.progress import duration
 from advisor.tracking import client_for, find_analyses
 
 __all__ = ["RunProgress", "find_session_run", "live_progress", "read_progress"]
@@ -41,17 +42,8 @@ class RunProgress:
     def describe(self) -> str:
         text = f"{self.done} / {self.total or '?'} cells done ({self.status.lower()})"
         if not self.finished and math.isfinite(self.eta_seconds):
-            text += f", about {_duration(self.eta_seconds)} left"
+            text += f", about {duration(self.eta_seconds)} left"
         return text
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 90:
-        return f"{seconds} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def find_session_run(session_id: str, tracking_uri: str | None = None) -> str | None:
@@ -116,5 +108,5 @@ def live_progress(state: dict | None, running: bool) -> tuple[float, str]:
     text = str(state.get("text", ""))
     eta = state.get("eta")
     if state.get("stage") == "cell" and running and eta is not None and math.isfinite(eta) and done < total:
-        text += f" · about {_duration(eta)} left"
+        text += f" · about {duration(eta)} left"
     return fraction, text
