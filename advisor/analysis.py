@@ -13,11 +13,12 @@ from typing import Any
 import pandas as pd
 
 from advisor.errors import ConfigError
+from advisor.vocabulary import FAMILIES, ordered
 
 __all__ = ["CURVE_COLUMNS", "EMBEDDING_ORDER", "Analysis"]
 
 #: Embedding families in order of cost, cheapest first; figures and tables use this order.
-EMBEDDING_ORDER: tuple[str, ...] = ("random", "static", "contextual")
+EMBEDDING_ORDER: tuple[str, ...] = tuple(FAMILIES)
 
 #: Columns every ``curves`` frame must have; the cost columns are optional (missing -> NaN in cost tables).
 CURVE_COLUMNS: tuple[str, ...] = ("embedding", "seed", "size", "score")
@@ -61,8 +62,7 @@ class Analysis:
     def embedding_names(self) -> list[str]:
         """Embeddings with at least one finished cell, cheapest first."""
         present = set(self.curves["embedding"])
-        known = [name for name in EMBEDDING_ORDER if name in present]
-        return known + sorted(present - set(EMBEDDING_ORDER))
+        return ordered(sorted(present))
 
     @property
     def sizes(self) -> list[int]:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from advisor.analysis import EMBEDDING_ORDER, Analysis
+from advisor.analysis import Analysis
 from advisor.verdict import (
     COST_COLUMNS,
     CostComparison,
@@ -23,6 +23,7 @@ from advisor.verdict import (
     LearningCurveFit,
     curve_summary,
 )
+from advisor.vocabulary import ordered
 
 __all__ = [
     "EMBEDDING_COLORS",
@@ -226,9 +227,7 @@ def plot_costs(costs: CostComparison) -> Figure:
         ax.set_axis_off()
         return fig
     axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
-    names = [n for n in EMBEDDING_ORDER if n in costs.table.index] + [
-        n for n in costs.table.index if n not in EMBEDDING_ORDER
-    ]
+    names = ordered(costs.table.index)
     for ax, (col, label, unit) in zip(axes, shown, strict=True):
         values = costs.table.loc[names, col].astype(float)
         ax.barh(names, values.fillna(0), color=[_color(n) for n in names])

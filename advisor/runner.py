@@ -31,10 +31,12 @@ from advisor.data import DataSplits, read_splits
 from advisor.errors import ConfigError
 from advisor.grid import Cell, GridPlan, plan_grid, profiles, subset_indices, subset_order
 from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, environment_info, resolve_tracking_uri
+from advisor.vocabulary import PAPER_FAMILIES, embedding_choices, primary_metric
 
 __all__ = ["EMBEDDING_CHOICES", "ProgressEvent", "RunOutcome", "RunSettings", "run_analysis"]
 
-EMBEDDING_CHOICES = ("random", "static", "contextual")
+#: Registered embeddings, cheapest first (the CLI and the app offer these); a run defaults to the paper's three.
+EMBEDDING_CHOICES: tuple[str, ...] = tuple(embedding_choices())
 
 
 @dataclass
@@ -48,7 +50,7 @@ class RunSettings:
     text_col: str | None = None
     label_col: str | None = None
     split_seed: int = 0
-    embeddings: list[str] = field(default_factory=lambda: list(EMBEDDING_CHOICES))
+    embeddings: list[str] = field(default_factory=lambda: list(PAPER_FAMILIES))
     sizes: list[int] | None = None
     fractions: list[float] | None = None
     seeds: int | None = None
@@ -227,7 +229,7 @@ def run_analysis(
         }
     )
     name = Path(str(settings.data)).name
-    primary = "f1" if settings.task == "ner" else "accuracy"
+    primary = primary_metric(settings.task)
     dataset_info = {
         "name": name,
         "path": str(settings.data),

@@ -18,6 +18,7 @@ import pandas as pd
 
 from advisor.data import DataSplits
 from advisor.grid import plan_grid, profiles, subset_indices, subset_order
+from advisor.vocabulary import primary_metric
 
 __all__ = ["LayerSweep", "layer_sweep", "log_layer_sweep", "sweep_summary"]
 
@@ -122,7 +123,7 @@ def layer_sweep(
         table=pd.DataFrame(rows),
         mix_weights=pd.DataFrame(weights, columns=["seed", "layer", "weight"]),
         task=splits.train.task,
-        primary_metric="f1" if splits.train.task == "ner" else "accuracy",
+        primary_metric=primary_metric(splits.train.task),
         size=size,
         seeds=list(range(seeds)),
         encoder=embedding.describe(),

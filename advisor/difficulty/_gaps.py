@@ -36,15 +36,12 @@ from advisor.difficulty._ner import ner_units, recognised_exactly
 from advisor.difficulty._partition import PartitionRule, partition
 from advisor.errors import ConfigError, InputError
 from advisor.verdict._resample import Resampler, two_sided_p
+from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered
 
 __all__ = ["FAMILIES", "GAP_COLUMNS", "PAIRS", "SLICES", "gap_analysis", "item_correctness"]
 
-FAMILIES: tuple[str, ...] = ("contextual", "static", "random")
-PAIRS: tuple[tuple[str, str], ...] = (
-    ("contextual", "static"),
-    ("contextual", "random"),
-    ("static", "random"),
-)
+#: Families a prediction set may come from, costliest first (as the verdict reads the pairs).
+FAMILIES: tuple[str, ...] = tuple(ordered(PAPER_FAMILIES)[::-1])
 SLICES: tuple[str, ...] = ("difficult", "easy", "difficult-minus-easy")
 GAP_COLUMNS: list[str] = [
     "metric", "size", "pair", "slice", "n_items", "score_a", "score_b", "gap", "gap_lo", "gap_hi", "n_seeds",

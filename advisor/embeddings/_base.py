@@ -20,11 +20,12 @@ from advisor.data._corpus import Corpus
 from advisor.errors import ConfigError
 from advisor.features import TokenFeatures
 from advisor.registry import embeddings
+from advisor.vocabulary import PAPER_FAMILIES
 
 __all__ = ["EMBEDDING_NAMES", "Embedding", "as_flag", "default_cache_dir", "make_embedding"]
 
-#: The three families, cheapest first (the order the verdict compares them in).
-EMBEDDING_NAMES: tuple[str, ...] = ("random", "static", "contextual")
+#: The paper's three families, cheapest first (see :mod:`advisor.vocabulary`).
+EMBEDDING_NAMES: tuple[str, ...] = PAPER_FAMILIES
 
 ParamValue = str | int | float
 

@@ -25,6 +25,7 @@ from advisor.verdict._resample import (
     percentile_interval,
     share_above,
 )
+from advisor.vocabulary import PAIRS
 
 __all__ = [
     "HIERARCHICAL",
@@ -40,13 +41,6 @@ __all__ = [
 ]
 
 HIERARCHICAL = "hierarchical bootstrap over seeds and test sentences (paired)"
-
-#: (better-or-costlier, cheaper) pairs in the order the verdict reads them.
-PAIRS: tuple[tuple[str, str], ...] = (
-    ("contextual", "static"),
-    ("contextual", "random"),
-    ("static", "random"),
-)
 
 
 def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from advisor.analysis import EMBEDDING_ORDER, Analysis
+from advisor.analysis import Analysis
 from advisor.verdict._resample import ItemScores
+from advisor.vocabulary import PAIRS, ordered, primary_metric
 
 __all__ = [
     "DEFAULT_COSTS",
@@ -160,7 +161,7 @@ def analysis_from_scores(
     labels = ["B-LOC", "B-ORG", "B-PER", "I-LOC", "I-ORG", "I-PER", "O"] if task == "ner" else ["neg", "pos"]
     return Analysis(
         task=task,
-        primary_metric="f1" if task == "ner" else "accuracy",
+        primary_metric=primary_metric(task),
         curves=curves,
         embeddings=embeddings,
         dataset={
@@ -231,7 +232,7 @@ def make_synthetic_analysis(
     params = dict(curves if curves is not None else DEFAULT_CURVES)
     sizes = [max(full_size // 2**k, 1) for k in range(n_sizes - 1, -1, -1)]
     scores: dict[str, dict[int, list[float]]] = {}
-    for name in [e for e in EMBEDDING_ORDER if e in params] + [e for e in params if e not in EMBEDDING_ORDER]:
+    for name in ordered(params):
         a, b, c = params[name]
         scores[name] = {
             n: list(np.clip(a - b * n ** (-c) + rng.normal(0, noise, len(seeds)), 0.0, 1.0)) for n in sizes
@@ -250,11 +251,7 @@ def _synthetic_slices(
     """A gap table (advisor.difficulty schema) whose difficult-minus-easy difference is ``effects[metric]``."""
     rows = []
     means = {e: {n: float(np.mean(v)) for n, v in curve.items()} for e, curve in scores.items()}
-    pairs = [
-        (a, b)
-        for a, b in (("contextual", "static"), ("contextual", "random"), ("static", "random"))
-        if a in means and b in means
-    ]
+    pairs = [(a, b) for a, b in PAIRS if a in means and b in means]
     half_width = 0.02
     for metric, effect in effects.items():
         for size in sizes:

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+
+from advisor.errors import ConfigError
+from advisor.registry import embeddings, tasks
+from advisor.vocabulary import (
+    FAMILIES,
+    PAIRS,
+    PAPER_FAMILIES,
+    child_runs_filter,
+    embedding_choices,
+    family,
+    ordered,
+    pairs,
+    parse_list,
+    primary_metric,
+    task_choices,
+    task_spec,
+)
+
+
+def test_families_are_in_cost_order_with_room_for_distilled_and_finetuned():
+    costs = [family(n).cost for n in ("random", "static", "distilled", "contextual", "finetuned")]
+    assert costs == sorted(costs) and len(set(costs)) == len(costs)
+    assert list(FAMILIES) == ordered(FAMILIES)
+
+
+def test_ordered_puts_families_cheapest_first_and_keeps_other_names_after():
+    assert ordered(["contextual", "zeta", "random", "alpha", "static"]) == [
+        "random", "static", "contextual", "zeta", "alpha",
+    ]  # fmt: skip
+
+
+def test_paper_pairs_are_read_costliest_first():
+    assert PAIRS == (("contextual", "static"), ("contextual", "random"), ("static", "random"))
+    assert pairs(["static", "distilled"]) == (("distilled", "static"),)
+
+
+def test_every_registered_embedding_is_a_choice_and_the_paper_families_are_registered():
+    assert set(PAPER_FAMILIES) <= set(embedding_choices())
+    assert embedding_choices() == ordered(embeddings.names())
+
+
+def test_task_specs_fill_the_tasks_registry():
+    assert task_choices() == ["ner", "classify"] == tasks.names()
+    assert primary_metric("ner") == "f1" and primary_metric("classify") == "accuracy"
+    assert task_spec("ner").unit == "entity" and task_spec("classify").unit == "sentence"
+    with pytest.raises(ConfigError, match="unknown task"):
+        task_spec("parse")
+
+
+def test_task_scorers_give_the_primary_metric():
+    ner = task_spec("ner").scorer([["B-PER", "O"]], [["B-PER", "O"]])
+    assert ner["f1"] == 1.0
+    assert task_spec("classify").scorer(["a", "b"], ["a", "a"])["accuracy"] == 0.5
+
+
+def test_unit_correctness_per_level():
+    ner = task_spec("ner").unit_correct
+    predicted = ["B-PER", "I-PER", "O"]
+    assert ner("entity", "PER", predicted, 0, 2)
+    assert not ner("entity", "PER", predicted, 0, 1)  # a bound differs
+    assert ner("token", "I-PER", predicted, 1, 2) and not ner("token", "O", predicted, 5, 6)
+    assert ner("sentence", ["B-PER", "I-PER", "O"], predicted, 0, 3)
+    assert task_spec("classify").unit_correct("sentence", "1", 1, 0, 1)
+
+
+def test_child_runs_filter_names_the_parent_and_the_cell_kind():
+    text = child_runs_filter("abc")
+    assert "'abc'" in text and "advisor.kind` = 'curve'" in text
+
+
+def test_one_list_parser_for_cli_and_app():
+    assert parse_list("100, 200;400", int, "sizes") == [100, 200, 400]
+    assert parse_list("  ", int, "sizes") is None and parse_list(None, int, "sizes") is None
+    with pytest.raises(ConfigError, match="cannot read 'a,b' as sizes"):
+        parse_list("a,b", int, "sizes")
+    with pytest.raises(ConfigError, match="positive"):
+        parse_list("10,-1", int, "sizes", positive=True)
+    assert parse_list("10,-1", int, "sizes") == [10, -1]
