@@ -332,6 +332,8 @@ class ContextualEmbedding(Embedding):
             limit = self._max_length_option
         else:
             positions = int(getattr(self.config, "max_position_embeddings", 512))
+            if positions < 1:  # relative positions (XLNet says -1): no hard limit; windows keep cost bounded
+                positions = 512
             if "roberta" in str(self.config.model_type) or self.config.model_type == "camembert":
                 positions -= (
                     int(getattr(self.config, "pad_token_id", 1) or 1) + 1
