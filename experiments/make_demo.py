@@ -11,7 +11,7 @@ properties Arora et al. (ACL 2020) found to favour contextual embeddings:
   in a subordinate clause ("not bad at all", "although the plot was dull, ...");
 - complex structure: long (3-5 token) organisation / product names and nested relative clauses.
 
-Run ``python experiments/make_demo.py [--out experiments/demo] [--seed N]``. Only the standard
+Run ``python experiments/make_demo.py [--out advisor/demo] [--seed N]``. Only the standard
 library is used and every random choice comes from one seeded ``random.Random`` iterating over
 tuples (never sets), so the output bytes are identical on every machine and run.
 """
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 SEED = 2020
-DEFAULT_OUT = Path(__file__).resolve().parent / "demo"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "advisor" / "demo"  # package data; experiments/demo links here
 SIZES: dict[str, int] = {"train": 600, "dev": 150, "test": 200}
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 # Probability that an entity / filler slot in dev or test is filled from a held-out pool.

@@ -45,7 +45,8 @@ DATA_SUFFIXES: tuple[str, ...] = (
     ".json",
     ".ndjson",
 )
-DEMO_DIR = Path(__file__).resolve().parents[2] / "experiments" / "demo"
+#: The bundled demo corpora, package data (experiments/demo links here); made by experiments/make_demo.py.
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 _NER_TAG = re.compile(r"^(O|[BIES]-\S+|[BIES]|[UL]-\S+)$")
 
 
@@ -163,7 +164,7 @@ def detect_task(name: str, head: bytes) -> str | None:
 
 @dataclass(frozen=True)
 class DemoDataset:
-    """A bundled demo task: train/dev/test files from ``experiments/demo``."""
+    """A bundled demo task: train/dev/test files from the package's ``advisor/demo`` folder."""
 
     task: str
     train: Path
@@ -172,7 +173,7 @@ class DemoDataset:
 
 
 def demo_datasets(directory: Path = DEMO_DIR) -> dict[str, DemoDataset]:
-    """The demo tasks whose three files exist (empty outside a checkout of the project)."""
+    """The demo tasks whose three files exist (all of them in a checkout or an installed wheel)."""
     found: dict[str, DemoDataset] = {}
     for task, suffix in (("ner", "conll"), ("classify", "csv")):
         files = [directory / f"{task}_{part}.{suffix}" for part in ("train", "dev", "test")]

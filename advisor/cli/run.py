@@ -6,7 +6,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -30,7 +29,6 @@ from advisor.validate import validate_settings
 __all__ = ["demo", "print_leaderboard", "run"]
 
 DEFAULT_EMBEDDINGS = ",".join(EMBEDDING_CHOICES)
-DEMO_DIR = Path(__file__).resolve().parents[2] / "experiments" / "demo"
 
 
 def _csv_list(value: str | None, cast: type) -> list[Any] | None:
@@ -390,14 +388,17 @@ def demo(
     """Run the full analysis on the bundled demo data with the packaged models (works offline)."""
     if task not in ("ner", "classify"):
         raise ConfigError(f"unknown task {task!r}", hint="choose one of: ner, classify", code="E201")
-    suffix = "conll" if task == "ner" else "csv"
-    files = {part: DEMO_DIR / f"{task}_{part}.{suffix}" for part in ("train", "dev", "test")}
-    if not all(f.exists() for f in files.values()):
+    from advisor.app import DEMO_DIR, demo_datasets  # package data: also there in an installed wheel
+
+    found = demo_datasets()
+    if task not in found:
         raise ConfigError(
             f"demo data not found in {DEMO_DIR}",
-            hint="run from a checkout of the project, or regenerate it: python experiments/make_demo.py",
+            hint="reinstall the package (the demo data ships inside it), or in a checkout regenerate it: "
+            "python experiments/make_demo.py",
             code="E240",
         )
+    files = {"train": found[task].train, "dev": found[task].dev, "test": found[task].test}
     err_console.print(
         f"demo: {task} on {files['train']} (dev {files['dev'].name}, test {files['test'].name})"
     )

@@ -17,11 +17,12 @@ from advisor.mlflow_views import store_uri
 
 __all__ = ["APP_FILE", "streamlit_command", "ui"]
 
-APP_FILE = Path(__file__).resolve().parents[2] / "streamlit_app.py"
+#: The page inside the package (not the checkout's streamlit_app.py shim), so a wheel serves it too.
+APP_FILE = Path(__file__).resolve().parents[1] / "app" / "page.py"
 
 
 def streamlit_command(host: str, port: int, tracking_uri: str, max_upload_mb: int) -> list[str]:
-    """``python -m streamlit run streamlit_app.py`` with the server settings, then the app's own options."""
+    """``python -m streamlit run <the page>`` with the server settings, then the app's own options."""
     return [
         sys.executable,
         "-m",
@@ -74,7 +75,7 @@ def ui(
     if not APP_FILE.exists():
         raise ConfigError(
             f"the app file {APP_FILE} is missing",
-            hint="run `advisor ui` from a checkout of the project (pip install -e .)",
+            hint="reinstall the package (pip install --force-reinstall advisor): the app ships inside it",
             code="E260",
         )
     uri = store_uri(tracking_uri)  # read-only: no ./mlruns folder until a run writes one

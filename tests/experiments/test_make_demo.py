@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_DIR = ROOT / "experiments" / "demo"
+DEMO_DIR = ROOT / "advisor" / "demo"  # package data (experiments/demo links here)
 SPLITS = ("train", "dev", "test")
 DATA_FILES = tuple(f"ner_{s}.conll" for s in SPLITS) + tuple(f"classify_{s}.csv" for s in SPLITS)
 ALL_FILES = (*DATA_FILES, "README.md")
@@ -115,7 +115,7 @@ def test_generator_is_deterministic_and_committed_files_are_its_output(tmp_path:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
         committed = (DEMO_DIR / name).read_bytes()
         assert committed == (first / name).read_bytes(), (
-            f"experiments/demo/{name} differs from the generator's output: "
+            f"advisor/demo/{name} differs from the generator's output: "
             "run `python experiments/make_demo.py` instead of editing it by hand"
         )
 
