@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from advisor.errors import ConfigError
 from advisor.registry import embeddings, tasks
 
@@ -37,6 +39,7 @@ __all__ = [
     "primary_metric",
     "task_choices",
     "task_spec",
+    "units_correct",
 ]
 
 
@@ -137,7 +140,8 @@ def _ner_unit_correct(level: str, gold: Any, predicted: Sequence[Any], start: in
     if level == "entity":
         from advisor.difficulty._ner import EntitySpan, recognised_exactly
 
-        return recognised_exactly(EntitySpan(0, int(start), int(end), str(gold)), predicted)
+        span = EntitySpan(0, int(start), int(end), str(gold))
+        return int(end) <= len(predicted) and recognised_exactly(span, predicted)
     if level == "token":
         return int(start) < len(predicted) and predicted[int(start)] == gold
     return list(predicted) == list(gold)
@@ -181,6 +185,23 @@ def task_spec(task: str) -> TaskSpec:
 def task_choices() -> list[str]:
     """The registered task names: what the CLI and the app offer."""
     return tasks.names()
+
+
+def units_correct(
+    task: str, level: str, units: Iterable[tuple[int, int, int, Any]], predicted: Callable[[int], Any]
+) -> np.ndarray:
+    """Per unit ``(item, start, end, gold)``: is it right under ``predicted(item)``? (one bool each).
+
+    The single definition the difficulty slices, the gain model and the app's item explorer share.
+    """
+    correct = task_spec(task).unit_correct
+    return np.array(
+        [
+            correct(level, gold, predicted(int(item)), int(start), int(end))
+            for item, start, end, gold in units
+        ],
+        dtype=bool,
+    )
 
 
 def primary_metric(task: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from advisor.app._job import SESSION_TAG
 from advisor.progress import duration
 from advisor.tracking import client_for, find_analyses
+from advisor.vocabulary import child_runs_filter
 
 __all__ = ["RunProgress", "find_session_run", "live_progress", "read_progress"]
 
@@ -65,7 +66,7 @@ def read_progress(run_id: str, tracking_uri: str | None = None, since: float | N
     total = int(parent.data.tags.get("advisor.total_cells", 0) or 0)
     children = client.search_runs(
         [parent.info.experiment_id],
-        filter_string=f"tags.`mlflow.parentRunId` = '{run_id}' and tags.`advisor.kind` = 'curve'",
+        filter_string=child_runs_filter(run_id),
         max_results=5000,
     )
     finished: dict[tuple[str, int], float] = {}  # (child, size) -> latest finish: --force re-logs a step

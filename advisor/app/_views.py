@@ -18,11 +18,12 @@ import numpy as np
 import pandas as pd
 
 from advisor.analysis import Analysis
-from advisor.difficulty import EntitySpan, difficulty_metric_names, recognised_exactly
+from advisor.difficulty import difficulty_metric_names
 from advisor.mlflow_views import store_uri
 from advisor.report._partial import partial_label
 from advisor.tracking import client_for
 from advisor.verdict import COST_COLUMNS, CostComparison
+from advisor.vocabulary import child_runs_filter, task_spec
 
 __all__ = [
     "compare_url",
@@ -93,7 +94,7 @@ def load_predictions(
     parent = client.get_run(run_id)
     children = client.search_runs(
         [parent.info.experiment_id],
-        filter_string=f"tags.`mlflow.parentRunId` = '{run_id}' and tags.`advisor.kind` = 'curve'",
+        filter_string=child_runs_filter(run_id),
         max_results=5000,
     )
     if size is None:
@@ -120,17 +121,16 @@ def _row_correct(task: str, items: pd.DataFrame, predictions: pd.DataFrame) -> n
     if task != "ner" or "start" not in items.columns:
         return items["item"].map(by_item["correct"]).astype(float).to_numpy() >= 0.5
     tags = {int(i): str(p).split() for i, p in by_item["prediction"].items()}
+    correct = task_spec("ner").unit_correct
     out = np.zeros(len(items), dtype=bool)
     for row, (item, start, end, gold) in enumerate(
         items[["item", "start", "end", "gold"]].itertuples(index=False)
     ):
-        predicted = tags.get(int(item), [])
         if not str(gold):  # sentence level: the whole sequence
             out[row] = bool(by_item.loc[int(item), "correct"] >= 0.5)
-        elif _is_tag(str(gold)):  # token level
-            out[row] = int(start) < len(predicted) and predicted[int(start)] == gold
-        elif int(end) <= len(predicted):  # entity level: strict IOB2, type and both bounds
-            out[row] = recognised_exactly(EntitySpan(int(item), int(start), int(end), str(gold)), predicted)
+        else:  # a token (its gold is a tag) or an entity (its gold is a type)
+            level = "token" if _is_tag(str(gold)) else "entity"
+            out[row] = correct(level, gold, tags.get(int(item), []), int(start), int(end))
     return out
 
 

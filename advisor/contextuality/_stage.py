@@ -18,6 +18,7 @@ import pandas as pd
 
 from advisor.contextuality._measures import ContextualityResult, measure_contextuality
 from advisor.contextuality._plot import plot_contextuality, plot_mix_weights
+from advisor.vocabulary import child_runs_filter
 
 __all__ = [
     "CONTEXTUALITY_TABLE",
@@ -88,7 +89,7 @@ def mix_weights_table(client: Any, parent_id: str, experiment_id: str) -> pd.Dat
     """Learned weights of every finished contextual cell: embedding, seed, size, layer, weight."""
     children = client.search_runs(
         [experiment_id],
-        filter_string=f"tags.`mlflow.parentRunId` = '{parent_id}' and tags.`advisor.kind` = 'curve'",
+        filter_string=child_runs_filter(parent_id),
         max_results=5000,
     )
     rows = []

@@ -32,11 +32,11 @@ import pandas as pd
 from advisor.data._corpus import Corpus
 from advisor.difficulty._context import default_level
 from advisor.difficulty._items import item_metrics
-from advisor.difficulty._ner import ner_units, recognised_exactly
+from advisor.difficulty._ner import ner_units
 from advisor.difficulty._partition import PartitionRule, partition
 from advisor.errors import ConfigError, InputError
 from advisor.verdict._resample import Resampler, two_sided_p
-from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered
+from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered, units_correct
 
 __all__ = ["FAMILIES", "GAP_COLUMNS", "PAIRS", "SLICES", "gap_analysis", "item_correctness"]
 
@@ -89,24 +89,17 @@ def _check_predictions(
 
 
 def _correctness(table: pd.DataFrame, evaluation: Corpus, level: str, predicted: Sequence[Any]) -> np.ndarray:
-    """0/1 per table row: is this unit right under ``predicted``? (see the module docstring)."""
-    if evaluation.task == "classify":
-        gold = table["gold"].to_numpy()
-        return np.array([str(predicted[i]) for i in table["item"]], dtype=object) == gold
-    if level == "entity":
-        from advisor.difficulty._ner import EntitySpan
-
-        return np.array(
-            [
-                recognised_exactly(EntitySpan(int(i), int(s), int(e), str(g)), predicted[int(i)])
-                for i, s, e, g in zip(table["item"], table["start"], table["end"], table["gold"], strict=True)
-            ],
-            dtype=bool,
-        )
-    if level == "token":
-        flat = np.array([tag for i in table["item"].unique() for tag in predicted[int(i)]], dtype=object)
-        return flat == table["gold"].to_numpy()
-    return np.array([list(predicted[int(i)]) == list(evaluation.labels[int(i)]) for i in table["item"]])
+    """0/1 per table row: is this unit right under ``predicted``? (:func:`advisor.vocabulary.units_correct`)."""
+    items = [int(i) for i in table["item"]]
+    zeros = [0] * len(items)
+    starts = table["start"].tolist() if "start" in table else zeros
+    ends = table["end"].tolist() if "end" in table else zeros
+    if evaluation.task == "ner" and level == "sentence":  # the whole tag sequence is the unit's gold
+        golds: list[Any] = [evaluation.labels[i] for i in items]
+    else:
+        golds = table["gold"].tolist()
+    units = zip(items, starts, ends, golds, strict=True)
+    return units_correct(evaluation.task, level, units, lambda i: predicted[i])
 
 
 def item_correctness(

@@ -39,6 +39,7 @@ import pandas as pd
 from advisor.data._corpus import Corpus
 from advisor.errors import ConfigError, InputError
 from advisor.gain._features import FEATURES, TrainingStatistics, default_features, gain_features, unit_of
+from advisor.vocabulary import task_spec
 
 __all__ = ["CVScore", "GainResult", "advantage_table", "fit_gain_model", "lgb_params"]
 
@@ -145,8 +146,10 @@ def _correct_units(task: str, evaluation: Corpus, predicted: Sequence[Any], key:
             hint="predict every evaluation item, in order",
             code="E810",
         )
+    correct = task_spec(task).unit_correct
     if task == "classify":
-        return np.array([str(p) == str(g) for p, g in zip(predicted, evaluation.labels, strict=True)], float)
+        pairs = zip(predicted, evaluation.labels, strict=True)
+        return np.array([correct("sentence", g, p, 0, 1) for p, g in pairs], float)
     flat: list[float] = []
     for i, (tags, gold) in enumerate(zip(predicted, evaluation.labels, strict=True)):
         if len(tags) != len(gold):
@@ -157,7 +160,7 @@ def _correct_units(task: str, evaluation: Corpus, predicted: Sequence[Any], key:
                 hint="predict one IOB2 tag per token",
                 code="E811",
             )
-        flat.extend(float(p == g) for p, g in zip(tags, gold, strict=True))
+        flat.extend(float(correct("token", g, tags, k, k + 1)) for k, g in enumerate(gold))
     return np.array(flat, dtype=float)
 
 
