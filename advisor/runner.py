@@ -58,6 +58,7 @@ class RunSettings:
     contextual: str | None = None
     layer: str = "mix"
     pooling: str = "first"
+    distill_layer: str | None = None  # the distilled family's layer; None = its default (advisor.embeddings._distilled)
     static: str | None = None
     random_dim: int | None = None
     max_epochs: int | None = None
@@ -129,6 +130,16 @@ def _embedding_options(settings: RunSettings, name: str, random_dim: int, device
             options["model"] = settings.contextual
         if settings.cache_dir:
             options["cache_dir"] = settings.cache_dir
+        return options
+    if name == "distilled":  # same encoder and pooling as contextual: it reads contextual's feature cache
+        options = {"pooling": settings.pooling, "device": device}
+        for option, value in (
+            ("model", settings.contextual),
+            ("cache_dir", settings.cache_dir),
+            ("layer", settings.distill_layer),
+        ):
+            if value is not None:
+                options[option] = value
         return options
     if name == "static":
         return {"path": settings.static} if settings.static else {}
@@ -518,7 +529,7 @@ def _featurize(
     info = []
     metrics: dict[str, float] = {}
     static_norm = None
-    for name in sorted(needed, key=lambda e: ("static", "random", "contextual").index(e)):
+    for name in sorted(needed, key=lambda e: ("static", "random", "contextual", "distilled").index(e)):
         notify(ProgressEvent("featurize", message=f"featurizing with {name}"))
         t0 = time.perf_counter()
         opts = dict(options[name])

@@ -30,6 +30,7 @@ __all__ = [
     "TRACKING_SCHEMES",
     "check_data_path",
     "check_device",
+    "check_distill_layer",
     "check_experiment",
     "check_layer",
     "check_static_file",
@@ -68,6 +69,9 @@ def validate_settings(settings: RunSettings) -> None:
     if "contextual" in settings.embeddings:
         check_pooling(settings.pooling)
         check_layer(settings.layer, encoder_layers(settings.contextual))
+    if "distilled" in settings.embeddings:
+        check_pooling(settings.pooling)
+        check_distill_layer(settings.distill_layer, encoder_layers(settings.contextual))
     if settings.device is not None:
         check_device(settings.device)
     check_tracking_uri(settings.tracking_uri)
@@ -205,6 +209,15 @@ def check_layer(layer: str, n_layers: int) -> None:
     from advisor.embeddings._contextual import _LayerChoice
 
     _LayerChoice.parse(layer, n_layers)
+
+
+def check_distill_layer(layer: str | int | None, n_layers: int) -> None:
+    """The distilled family's layer: one hidden-state index of the encoder (None = the family's default)."""
+    if layer is None:
+        return
+    from advisor.embeddings._distilled import parse_distill_layer
+
+    parse_distill_layer(layer, n_layers)
 
 
 def check_static_file(path: str) -> None:

@@ -53,6 +53,7 @@ from advisor.mlflow_views import store_uri
 from advisor.report import is_partial, partial_label, partial_notice
 from advisor.runner import EMBEDDING_CHOICES, RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
+from advisor.vocabulary import PAPER_FAMILIES
 
 PAGES = ("Data", "Configure & run", "Results", "History")
 POLL_SECONDS = 3
@@ -229,7 +230,7 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
         key="profile",
     )
     embeddings = st.multiselect(
-        "Embeddings", list(EMBEDDING_CHOICES), default=list(EMBEDDING_CHOICES), key="embeddings"
+        "Embeddings", list(EMBEDDING_CHOICES), default=list(PAPER_FAMILIES), key="embeddings"
     )
     cols = st.columns(3)
     grid = cols[0].radio("Training-set sizes", ["from the profile", "sizes", "fractions"], key="grid")

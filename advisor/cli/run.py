@@ -25,10 +25,11 @@ from advisor.errors import ConfigError
 from advisor.grid import profiles
 from advisor.runner import EMBEDDING_CHOICES, ProgressEvent, RunOutcome, RunSettings, run_analysis
 from advisor.validate import validate_settings
+from advisor.vocabulary import PAPER_FAMILIES
 
 __all__ = ["demo", "print_leaderboard", "run"]
 
-DEFAULT_EMBEDDINGS = ",".join(EMBEDDING_CHOICES)
+DEFAULT_EMBEDDINGS = ",".join(PAPER_FAMILIES)  # the paper's three; distilled (and others) on request
 
 
 def _csv_list(value: str | None, cast: type) -> list[Any] | None:
@@ -274,6 +275,14 @@ LayerOpt = Annotated[
     ),
 ]
 PoolingOpt = Annotated[str, typer.Option("--pooling", help="sub-word pooling: first or mean")]
+DistillLayerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--distill-layer",
+        help="layer the distilled family's static vectors come from: an index (0 = input embeddings) or last "
+        "(default 1: lower layers distil best, Ethayarajh 2019)",
+    ),
+]
 UriOpt = Annotated[
     str | None,
     typer.Option(
@@ -330,6 +339,7 @@ def run(
     static: StaticOpt = None,
     layer: LayerOpt = "mix",
     pooling: PoolingOpt = "first",
+    distill_layer: DistillLayerOpt = None,
     tracking_uri: UriOpt = None,
     experiment: ExperimentOpt = "advisor",
     force: ForceOpt = False,
@@ -362,6 +372,7 @@ def run(
         static=static,
         layer=layer,
         pooling=pooling,
+        distill_layer=distill_layer,
         tracking_uri=tracking_uri,
         experiment=experiment,
         force=force,

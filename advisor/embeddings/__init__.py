@@ -1,4 +1,5 @@
-"""Word-level embeddings compared by the advisor: random circulant, static vectors, frozen encoders.
+"""Word-level embeddings compared by the advisor: random circulant, static vectors, static vectors distilled
+from an encoder, frozen encoders.
 
 ``make_embedding(name, **options)`` builds one by its registry name; every embedding is fitted on
 the training split and then turns any :class:`~advisor.data.Corpus` into
@@ -18,11 +19,13 @@ from advisor.embeddings._contextual import (
     default_encoder,
     model_fingerprint,
 )
+from advisor.embeddings._distilled import DEFAULT_DISTILL_LAYER, DistilledEmbedding, Model2VecTable
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
 from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, load_vectors
 
 __all__ = [
     "CACHE_FORMAT",
+    "DEFAULT_DISTILL_LAYER",
     "DTYPES",
     "EMBEDDING_NAMES",
     "PACKAGED_GLOVE",
@@ -30,9 +33,11 @@ __all__ = [
     "UNKNOWN_ROW",
     "ContextualEmbedding",
     "Coverage",
+    "DistilledEmbedding",
     "Embedding",
     "FeatureCache",
     "FeatureWriter",
+    "Model2VecTable",
     "RandomEmbedding",
     "StaticEmbedding",
     "VectorTable",
