@@ -1,0 +1,186 @@
+"""The reader: find analyses and turn one into an :class:`~advisor.analysis.Analysis`.
+
+A finished analysis costs the parent run, one artifact listing and one download per table: the
+cells come from the parent's cells table. Runs logged before that table existed fall back to the
+children's metric histories. :func:`written_analysis` assembles the same object from what a live
+:class:`~advisor.tracking.AnalysisTracker` holds in memory, so the runner never reads its own cells back.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from advisor.analysis import Analysis
+from advisor.errors import ConfigError
+from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
+from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri
+from advisor.tracking._tables import as_logged, read_json_table
+
+__all__ = ["RunFacts", "find_analyses", "load_analysis", "resolve_analysis_run", "written_analysis"]
+
+#: Parent tables the Analysis carries: gaps -> slices, items -> items, the rest -> layer_tables.
+_LAYER_TABLES = ("contextuality", "mix_weights")
+
+
+@dataclass
+class RunFacts:
+    """What the parent run says about itself: where it is, its status, params, tags and metrics."""
+
+    run_id: str
+    experiment_id: str
+    experiment: str
+    status: str
+    params: dict[str, str]
+    tags: dict[str, str]
+    metrics: dict[str, float]
+
+
+def find_analyses(
+    tracking_uri: str | None = None, experiment: str | None = None, max_results: int = 100
+) -> list[Any]:
+    """Parent runs (newest first) across the advisor experiments of a store."""
+    client = client_for(tracking_uri)
+    experiments = client.search_experiments()
+    ids = [e.experiment_id for e in experiments if experiment is None or e.name == experiment]
+    if not ids:
+        return []
+    return client.search_runs(
+        ids,
+        filter_string="tags.`advisor.kind` = 'analysis'",
+        order_by=["attributes.start_time DESC"],
+        max_results=max_results,
+    )
+
+
+def resolve_analysis_run(client: Any, run_ref: str, tracking_uri: str | None, experiment: str | None) -> Any:
+    """The parent run of an analysis from ``latest``, its id, or a child id; a clear error otherwise."""
+    if run_ref == "latest":
+        runs = find_analyses(tracking_uri, experiment, max_results=1)
+        if not runs:
+            raise ConfigError(
+                "no analysis in the tracking store",
+                hint=f"run `advisor run` first, or pass --tracking-uri (store: {resolve_tracking_uri(tracking_uri)})",
+                code="E230",
+            )
+        return runs[0]
+    try:
+        run = client.get_run(run_ref)
+    except Exception:
+        raise ConfigError(
+            f"no run with id {run_ref!r} in {resolve_tracking_uri(tracking_uri)}",
+            hint="use `latest`, or an id listed by `advisor history`",
+            code="E230",
+        ) from None
+    if run.data.tags.get("advisor.kind") == "curve":  # a child id: go up to its analysis
+        run = client.get_run(run.data.tags["mlflow.parentRunId"])
+    if run.data.tags.get("advisor.kind") != "analysis":
+        raise ConfigError(f"run {run_ref!r} is not an advisor analysis", code="E230")
+    return run
+
+
+def _json_param(params: dict[str, str], key: str, default: Any) -> Any:
+    try:
+        return json.loads(params[key])
+    except (KeyError, ValueError):
+        return default
+
+
+def load_analysis(
+    run_ref: str = "latest", tracking_uri: str | None = None, experiment: str | None = None
+) -> Analysis:
+    """Everything the verdict, report and app need, read from MLflow only."""
+    client = client_for(tracking_uri)
+    parent = resolve_analysis_run(client, run_ref, tracking_uri, experiment)
+    facts = RunFacts(
+        run_id=parent.info.run_id,
+        experiment_id=parent.info.experiment_id,
+        experiment=client.get_experiment(parent.info.experiment_id).name,
+        status=parent.info.status,
+        params=dict(parent.data.params),
+        tags=dict(parent.data.tags),
+        metrics=dict(parent.data.metrics),
+    )
+    return assemble_analysis(client, facts)
+
+
+def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
+    """The Analysis of the tracker's open run from its memory: cells, params, tags, metrics and the
+    parent ``tables`` (artifact path -> frame) the caller just logged with ``tracker.log_table``;
+    tables logged by earlier processes or by other stages are read from the store."""
+    facts = RunFacts(
+        run_id=tracker.parent_id,
+        experiment_id=tracker.experiment_id,
+        experiment=tracker.experiment,
+        status="RUNNING",
+        params=dict(tracker.params),
+        tags=dict(tracker.tags),
+        metrics=dict(tracker.metrics),
+    )
+    logged = {path: as_logged(frame) for path, frame in tables.items()}
+    return assemble_analysis(tracker.client, facts, list(tracker.cells.values()), logged)
+
+
+def _cell_rows(client: Any, facts: RunFacts, artifacts: set[str]) -> list[dict[str, Any]]:
+    """The cells table, or for older runs the children's metric histories."""
+    if CELLS_TABLE in artifacts:
+        return list(rows_from_table(read_json_table(client, facts.run_id, CELLS_TABLE)).values())
+    children = child_runs(client, facts.experiment_id, facts.run_id)
+    return list(rows_from_history(client, children).values())
+
+
+def _embeddings(params: dict[str, str], metrics: dict[str, float]) -> pd.DataFrame:
+    """One row per embedding: what the featurizer described, with its featurize time and speed."""
+    embeddings = pd.DataFrame(_json_param(params, "embedding_info", []))
+    if not embeddings.empty:
+        for column in ("featurize_seconds", "featurize_items_per_s"):
+            embeddings[column] = [metrics.get(f"{column}.{e}", float("nan")) for e in embeddings["embedding"]]
+    return embeddings
+
+
+def assemble_analysis(
+    client: Any,
+    facts: RunFacts,
+    rows: list[dict[str, Any]] | None = None,
+    tables: dict[str, pd.DataFrame] | None = None,
+) -> Analysis:
+    """An Analysis from the parent's facts, its cell rows (None: read them) and its tables."""
+    from advisor.costs import serving_columns
+    from advisor.verdict._resample import load_item_scores
+
+    artifacts = {a.path for a in client.list_artifacts(facts.run_id, "analysis")}
+    known = dict(tables or {})
+
+    def table(name: str) -> pd.DataFrame | None:
+        path = f"analysis/{name}.json"
+        if path in known:
+            return known[path]
+        return read_json_table(client, facts.run_id, path) if path in artifacts else None
+
+    params = dict(facts.params)
+    if (
+        "advisor.price_per_hour" in facts.tags
+    ):  # a tag, so a later run may change it; the verdict reads params
+        params["price_per_hour"] = facts.tags["advisor.price_per_hour"]
+    rows = _cell_rows(client, facts, artifacts) if rows is None else rows
+    embeddings = serving_columns(_embeddings(params, facts.metrics), client, facts.run_id, artifacts)
+    layer_tables = {name: frame for name in _LAYER_TABLES if (frame := table(name)) is not None}
+    return Analysis(
+        task=params.get("task", facts.tags.get("advisor.task", "")),
+        primary_metric=params.get("primary_metric", "score"),
+        curves=curves_frame(rows, int(params.get("n_train", 0)) or None),
+        embeddings=embeddings,
+        dataset=_json_param(params, "dataset_info", {"name": params.get("dataset", "")}),
+        params=params,
+        environment=_json_param(params, "environment", {}),
+        slices=table("gaps"),
+        items=table("items"),
+        run_id=facts.run_id,
+        experiment=facts.experiment,
+        status=facts.status,
+        layer_tables=layer_tables,
+        item_scores=load_item_scores(client, facts.run_id, artifacts),
+    )

@@ -1,0 +1,109 @@
+"""The MLflow store: which URI, a client of it, the experiment, and the child-run query.
+
+Nothing happens at import: MLflow's environment defaults and logger levels are set by the first
+:func:`client_for` of a process (:func:`quiet_mlflow`), which every reader and writer goes through.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import ConfigError
+from advisor.lifecycle import store_lock
+
+__all__ = [
+    "DEFAULT_EXPERIMENT",
+    "DEFAULT_TRACKING_URI",
+    "child_runs",
+    "children_filter",
+    "client_for",
+    "experiment_id",
+    "quiet_mlflow",
+    "resolve_tracking_uri",
+]
+
+DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
+DEFAULT_EXPERIMENT = "advisor"
+
+
+def quiet_mlflow() -> None:
+    """Synchronous logging, no artifact progress bars, no "creating tables" notes (idempotent)."""
+    os.environ.setdefault("MLFLOW_ENABLE_ASYNC_LOGGING", "false")
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars in our terminal output
+    logging.getLogger("mlflow.store.db.utils").setLevel(logging.WARNING)
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def resolve_tracking_uri(uri: str | None = None) -> str:
+    """``--tracking-uri``, else ``MLFLOW_TRACKING_URI``, else the local sqlite store under ./mlruns."""
+    chosen = uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
+    if chosen.startswith("sqlite:///"):
+        db = Path(chosen.removeprefix("sqlite:///"))
+        db.parent.mkdir(parents=True, exist_ok=True)
+    elif "://" not in chosen:
+        raise ConfigError(
+            f"tracking URI {chosen!r} is not a URI",
+            hint="use sqlite:///path/to/mlflow.db or http://host:port (the file store was removed in MLflow 3)",
+            code="E220",
+        )
+    return chosen
+
+
+def _artifact_root(uri: str) -> str | None:
+    """Artifacts beside a local sqlite database (mlruns/artifacts); servers choose their own."""
+    if uri.startswith("sqlite:///"):
+        return (Path(uri.removeprefix("sqlite:///")).parent / "artifacts").resolve().as_uri()
+    return None
+
+
+_READY: set[str] = set()
+
+
+def client_for(uri: str | None = None) -> Any:
+    """A client of the store. Its first use in a process holds a file lock: two processes opening a new
+    sqlite database at once would otherwise race through MLflow's schema migrations."""
+    from mlflow import MlflowClient
+
+    quiet_mlflow()
+    resolved = resolve_tracking_uri(uri)
+    if resolved in _READY:
+        return MlflowClient(tracking_uri=resolved)
+    with store_lock(resolved, "store-setup"):
+        client = MlflowClient(tracking_uri=resolved)
+    _READY.add(resolved)
+    return client
+
+
+def experiment_id(client: Any, name: str, uri: str, create: bool = True) -> str | None:
+    """The id of experiment ``name`` (restored if deleted, created beside the store if missing)."""
+    experiment = client.get_experiment_by_name(name)
+    if experiment is not None:
+        if experiment.lifecycle_stage == "deleted":
+            client.restore_experiment(experiment.experiment_id)
+        return experiment.experiment_id
+    if not create:
+        return None
+    root = _artifact_root(uri)
+    location = f"{root}/{name}" if root else None
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return client.create_experiment(name, artifact_location=location)
+    except MlflowException:  # another process created it a moment ago
+        experiment = client.get_experiment_by_name(name)
+        if experiment is None:
+            raise
+        return experiment.experiment_id
+
+
+def children_filter(parent_id: str) -> str:
+    """The search filter for the (embedding, seed) child runs of an analysis."""
+    return f"tags.`mlflow.parentRunId` = '{parent_id}' and tags.`advisor.kind` = 'curve'"
+
+
+def child_runs(client: Any, experiment_id: str, parent_id: str) -> list[Any]:
+    """The child runs of an analysis (one per embedding and seed)."""
+    return client.search_runs([experiment_id], filter_string=children_filter(parent_id), max_results=5000)

@@ -1,0 +1,302 @@
+"""The writer: opens (or resumes) an analysis's parent and child runs and logs into them.
+
+Besides MLflow's own records it keeps, in memory, what it wrote to the parent (params, tags,
+metrics) and one row per finished cell, logged as the parent's cells table after every cell. The
+runner builds its :class:`~advisor.analysis.Analysis` from that memory instead of reading back
+what it just logged (:func:`advisor.tracking.written_analysis`).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from advisor.lifecycle import Heartbeat, Owner, close_stale_runs, store_lock
+from advisor.mlflow_views import log_table
+from advisor.tracking._cells import CELLS_TABLE, CellKey, cell_row, rows_from_history, rows_from_table
+from advisor.tracking._store import (
+    DEFAULT_EXPERIMENT,
+    child_runs,
+    client_for,
+    experiment_id,
+    resolve_tracking_uri,
+)
+from advisor.tracking._tables import read_json_table, write_json_table
+
+__all__ = ["AnalysisTracker", "environment_info"]
+
+
+def environment_info() -> dict[str, str]:
+    """Library versions and hardware, for the report and for honest comparisons across machines."""
+    import importlib.metadata as md
+
+    info = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": platform.processor() or platform.machine(),
+        "cpu_count": str(os.cpu_count()),
+    }
+    for package in (
+        "advisor",
+        "torch",
+        "transformers",
+        "mlflow",
+        "numpy",
+        "pandas",
+        "scikit-learn",
+        "spacy",
+        "lightgbm",
+        "seqeval",
+    ):
+        try:
+            info[package] = md.version(package)
+        except md.PackageNotFoundError:
+            continue
+    try:
+        import torch
+
+        info["gpu"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
+        info["torch_threads"] = str(torch.get_num_threads())
+    except Exception:  # torch missing or broken CUDA: the report still renders
+        info["gpu"] = "unknown"
+    return info
+
+
+def _flat(params: dict[str, Any]) -> dict[str, str]:
+    out = {}
+    for key, value in params.items():
+        text = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        out[key] = text[:6000]
+    return out
+
+
+@dataclass
+class AnalysisTracker:
+    """Opens (or re-opens, for resume) the parent and child runs and logs cells into them."""
+
+    tracking_uri: str
+    experiment: str = DEFAULT_EXPERIMENT
+    client: Any = None
+    experiment_id: str = ""
+    parent_id: str = ""
+    resumed: bool = False
+    #: What the parent holds, as this tracker found and wrote it (the runner's Analysis reads these).
+    params: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    cells: dict[CellKey, dict[str, Any]] = field(default_factory=dict)
+    _children: dict[tuple[str, int], str] = field(default_factory=dict)
+    _finished: set[CellKey] = field(default_factory=set)
+    _heartbeat: Heartbeat | None = None
+
+    def __post_init__(self) -> None:
+        self.tracking_uri = resolve_tracking_uri(self.tracking_uri)
+        self.client = client_for(self.tracking_uri)
+        self.experiment_id = experiment_id(self.client, self.experiment, self.tracking_uri) or ""
+        from advisor.mlflow_views import tag_experiment_kind
+
+        tag_experiment_kind(self.client, self.experiment_id)  # the MLflow UI opens on the runs table
+
+    # -- opening -----------------------------------------------------------------------------------
+    def open(
+        self,
+        key: str,
+        run_name: str,
+        params: dict[str, Any],
+        tags: dict[str, str],
+        force: bool = False,
+        on_wait: Callable[[str], None] | None = None,
+        poll_seconds: float = 2.0,
+    ) -> str:
+        """Find the parent run for ``key`` (resume) or create it; RUNNING, owned by this process.
+
+        Analyses whose owner is gone are closed KILLED first. While a live process runs this same
+        analysis, wait (``on_wait`` is told once), then resume: no cell is computed twice.
+        """
+        waited = False
+        while True:
+            with store_lock(self.tracking_uri, f"analysis-{key}"):
+                busy = self._claim(key, run_name, params, tags, force)
+            if busy is None:
+                break
+            if on_wait is not None and not waited:
+                on_wait(f"{busy} is running this same analysis; this run waits and resumes when it ends")
+            waited = True
+            time.sleep(poll_seconds)
+        self._heartbeat = Heartbeat(self.client, self.parent_id).start()
+        return self.parent_id
+
+    def _claim(
+        self, key: str, run_name: str, params: dict[str, Any], tags: dict[str, str], force: bool
+    ) -> str | None:
+        """Resume or create the parent (under the analysis lock); the live owner if another has it."""
+        close_stale_runs(client=self.client, experiment_ids=[self.experiment_id])
+        existing = self.client.search_runs(
+            [self.experiment_id],
+            filter_string=f"tags.`advisor.key` = '{key}' and tags.`advisor.kind` = 'analysis'",
+            order_by=["attributes.start_time DESC"],
+            max_results=1,
+        )
+        me = Owner.current()
+        if existing and not force:
+            owner = Owner.from_tags(existing[0].data.tags)
+            if existing[0].info.status == "RUNNING" and owner is not None and not owner.same(me):
+                return owner.describe()
+            self._resume(existing[0])
+        else:
+            tags = {**tags, "advisor.kind": "analysis", "advisor.key": key}
+            run = self.client.create_run(self.experiment_id, run_name=run_name, tags=tags)
+            self.parent_id = run.info.run_id
+            self.tags = dict(run.data.tags)
+        try:
+            self._log_open_params(params, {**tags, **me.tags()})
+        except BaseException:  # never leave a parent RUNNING that nobody will close
+            self.client.set_terminated(self.parent_id, status="FAILED")
+            raise
+        return None
+
+    def _resume(self, parent: Any) -> None:
+        """Re-open ``parent``: its children, finished cells and cell rows as the store has them."""
+        self.parent_id = parent.info.run_id
+        self.resumed = True
+        self.params, self.tags = dict(parent.data.params), dict(parent.data.tags)
+        self.metrics = dict(parent.data.metrics)
+        self.client.update_run(self.parent_id, status="RUNNING")
+        stored = self._stored_cells()
+        missing = []
+        for child in child_runs(self.client, self.experiment_id, self.parent_id):
+            emb, seed = child.data.tags["advisor.embedding"], int(child.data.tags["advisor.seed"])
+            self._children[(emb, seed)] = child.info.run_id
+            for metric in self.client.get_metric_history(child.info.run_id, "score"):
+                self._finished.add((emb, int(metric.step), seed))
+                if (emb, int(metric.step), seed) not in stored:
+                    missing.append(child)
+        history = rows_from_history(self.client, list({c.info.run_id: c for c in missing}.values()))
+        rows = {**history, **stored}  # a cell killed before the table was logged: from its history
+        self.cells = {k: v for k, v in rows.items() if k in self._finished}
+
+    def _stored_cells(self) -> dict[CellKey, dict[str, Any]]:
+        """The cells table an earlier process logged (empty for runs from before it existed)."""
+        if CELLS_TABLE not in {a.path for a in self.client.list_artifacts(self.parent_id, "analysis")}:
+            return {}
+        return rows_from_table(read_json_table(self.client, self.parent_id, CELLS_TABLE))
+
+    def _log_open_params(self, params: dict[str, Any], tags: dict[str, str]) -> None:
+        """Params the parent lacks; grid params may grow between resumed runs: the latest go to tags."""
+        from mlflow.entities import RunTag
+
+        flat = _flat(params)
+        changed = {f"advisor.latest.{k}": v for k, v in flat.items() if self.params.get(k, v) != v}
+        self.log_parent_params_once(params)
+        owned = {**changed, **tags}
+        self.client.log_batch(self.parent_id, tags=[RunTag(k, v) for k, v in owned.items()])
+        self.tags.update(owned)
+
+    def log_parent_params_once(self, params: dict[str, Any]) -> None:
+        """Params are immutable in MLflow: log those the parent does not have yet."""
+        from mlflow.entities import Param
+
+        new = {k: v for k, v in _flat(params).items() if k not in self.params}
+        if new:
+            self.client.log_batch(self.parent_id, params=[Param(k, v) for k, v in new.items()])
+            self.params.update(new)
+
+    def is_finished(self, embedding: str, size: int, seed: int) -> bool:
+        return (embedding, size, seed) in self._finished
+
+    def child(self, embedding: str, seed: int, params: dict[str, Any] | None = None) -> str:
+        """The child run of (embedding, seed), created on first use and marked RUNNING."""
+        from mlflow.entities import Param
+
+        key = (embedding, seed)
+        if key in self._children:
+            run_id = self._children[key]
+            self.client.update_run(run_id, status="RUNNING")
+            return run_id
+        run = self.client.create_run(
+            self.experiment_id,
+            run_name=f"{embedding}-seed{seed}",
+            tags={
+                "mlflow.parentRunId": self.parent_id,
+                "advisor.kind": "curve",
+                "advisor.embedding": embedding,
+                "advisor.seed": str(seed),
+            },
+        )
+        self._children[key] = run.info.run_id
+        if params:
+            self.client.log_batch(run.info.run_id, params=[Param(k, v) for k, v in _flat(params).items()])
+        return run.info.run_id
+
+    # -- logging -----------------------------------------------------------------------------------
+    def log_cell(
+        self,
+        embedding: str,
+        size: int,
+        seed: int,
+        metrics: dict[str, float],
+        predictions: pd.DataFrame | None = None,
+    ) -> None:
+        """Predictions first, then metrics, ``score`` last (it marks the cell finished), then the cells table."""
+        from mlflow.entities import Metric
+
+        run_id = self._children[(embedding, seed)]
+        if predictions is not None:
+            log_table(self.client, run_id, predictions, f"predictions/size_{size:07d}.json")
+        now = int(time.time() * 1000)
+        batch = [Metric(k, float(v), now, size) for k, v in metrics.items() if v is not None and k != "score"]
+        self.client.log_batch(run_id, metrics=batch)
+        self.client.log_batch(run_id, metrics=[Metric("score", float(metrics["score"]), now, size)])
+        self._finished.add((embedding, size, seed))
+        self.cells[(embedding, size, seed)] = cell_row(embedding, size, seed, metrics)
+        write_json_table(self.client, self.parent_id, pd.DataFrame(list(self.cells.values())), CELLS_TABLE)
+        if self._heartbeat is not None:
+            self._heartbeat.beat()  # a finished cell proves the owner alive
+
+    def log_parent_metrics(self, metrics: dict[str, float], step: int = 0) -> None:
+        from mlflow.entities import Metric
+
+        now = int(time.time() * 1000)
+        self.client.log_batch(
+            self.parent_id, metrics=[Metric(k, float(v), now, step) for k, v in metrics.items()]
+        )
+        self.metrics.update({k: float(v) for k, v in metrics.items()})
+
+    def log_parent_tags(self, tags: dict[str, str]) -> None:
+        from mlflow.entities import RunTag
+
+        self.client.log_batch(self.parent_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
+        self.tags.update({k: str(v) for k, v in tags.items()})
+
+    def log_table(self, data: pd.DataFrame, artifact_file: str, run_id: str | None = None) -> None:
+        log_table(self.client, run_id or self.parent_id, data, artifact_file)
+
+    def log_figure(self, figure: Any, artifact_file: str, run_id: str | None = None) -> None:
+        self.client.log_figure(run_id or self.parent_id, figure, artifact_file)
+
+    def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None:
+        self.client.log_artifact(self.parent_id, str(path), artifact_path)
+
+    def close(self, status: str) -> None:
+        """End every run this tracker opened with ``status`` (FINISHED, FAILED or KILLED)."""
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+        for run_id in self._children.values():
+            if self.client.get_run(run_id).info.status == "RUNNING":
+                self.client.set_terminated(run_id, status=status)
+        if self.parent_id:
+            self.client.set_terminated(self.parent_id, status=status)
+
+    def load_predictions(self, embedding: str, seed: int, size: int) -> pd.DataFrame:
+        """Read back the per-item predictions table of a cell an earlier process finished (resume reuses them)."""
+        return read_json_table(
+            self.client, self._children[(embedding, seed)], f"predictions/size_{size:07d}.json"
+        )
