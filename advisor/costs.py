@@ -268,6 +268,12 @@ def serving_stage(
     labels = _label_set(splits.train, splits.dev, splits.test)
     measured = {}
     for name in embeddings:
+        if name == "finetuned":  # no frozen embedding: the fine-tuned encoder + head (advisor.finetune)
+            from advisor.finetune import measure_finetuned_serving
+
+            cost = measure_finetuned_serving(options[name], splits, sample, device, repeats)
+            measured[name] = cost.to_dict()
+            continue
         embedding = _serving_embedding(name, options[name], splits)
         cost = measure_serving(
             name, embedding, splits.train.task, labels, sample, config, device, repeats=repeats
@@ -295,11 +301,15 @@ def load_serving(client: Any, run_id: str, artifacts: set[str]) -> dict[str, Any
 
 def serving_columns(embeddings: Any, client: Any, run_id: str, artifacts: set[str]) -> Any:
     """The run's embedding table with the serving measurements as columns (unchanged for older runs)."""
+    import pandas as pd
+
     payload = load_serving(client, run_id, artifacts)
     if not payload or embeddings is None or not len(embeddings) or "embedding" not in embeddings.columns:
         return embeddings
     costs = payload.get("costs", {})
-    table = embeddings.copy()
+    # measured but never featurized (the fine-tuned reference): a row of its own
+    missing = pd.DataFrame({"embedding": [e for e in costs if e not in set(embeddings["embedding"])]})
+    table = pd.concat([embeddings, missing], ignore_index=True) if len(missing) else embeddings.copy()
     for column in ("ms_per_item_b1", "ms_per_item_b64", "memory_mb"):
         table[f"serving_{column}"] = [costs.get(e, {}).get(column, math.nan) for e in table["embedding"]]
     table["serving_provenance"] = json.dumps(payload.get("provenance", {}), sort_keys=True)

@@ -51,6 +51,7 @@ class Profile:
     random_dim: int
     min_size: int = 32
     description: str = ""
+    finetune: tuple[str, ...] = ()  # sizes of the fine-tuned reference (advisor.finetune): "full", "mid", N
 
 
 for _profile in (
@@ -74,6 +75,7 @@ for _profile in (
         patience=5,
         random_dim=800,
         description="tight intervals",
+        finetune=("mid", "full"),
     ),
 ):
     profiles.register(_profile.name, description=_profile.description)(_profile)

@@ -75,6 +75,8 @@ class RunSettings:
     strict: bool = False  # items with a label but no text are an error instead of skipped
     backend: str = "local"  # where cells train: local worker processes or Ray (advisor.backends)
     ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
+    finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
+    finetune_epochs: int | None = None  # its epochs (default 3)
 
     def __post_init__(self) -> None:
         unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
@@ -85,6 +87,9 @@ class RunSettings:
                 code="E201",
             )
         profiles.get(self.profile)
+        from advisor.finetune import parse_finetune_sizes
+
+        parse_finetune_sizes(self.finetune_sizes)  # a bad size list fails before anything runs
 
 
 @dataclass
@@ -220,6 +225,7 @@ def run_analysis(
     device = _device(settings.device)
     random_dim = settings.random_dim or profile.random_dim
     options = {e: _embedding_options(settings, e, random_dim, device) for e in plan.embeddings}
+    plan = _with_finetune(settings, profile, plan, options, device)
     train_config = TrainConfig(
         max_epochs=settings.max_epochs or profile.max_epochs, patience=profile.patience, device=device
     )
@@ -328,14 +334,19 @@ def run_analysis(
                 )
             n_workers = _worker_count(settings.workers, device, len(pending))
             t_train = time.perf_counter()
+            frozen = [c for c in pending if c.embedding in plan.embeddings]
             if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
                 from advisor.backends import ray_train_cells
 
                 cells_done = ray_train_cells(
-                    pending, dict(_WORKER_STATE), settings.workers, settings.ray_address, device
+                    frozen, dict(_WORKER_STATE), settings.workers, settings.ray_address, device
                 )
             else:
-                cells_done = _train_cells(pending, n_workers)
+                cells_done = _train_cells(frozen, n_workers)
+            if len(frozen) < len(pending):  # the fine-tuned reference: in this process, after the rest
+                from advisor.finetune import then_finetune
+
+                cells_done = then_finetune(cells_done, pending, options, splits)
             for cell, result, seconds in cells_done:
                 timings[f"train.{cell.embedding}"] = (
                     timings.get(f"train.{cell.embedding}", 0.0) + result.train_seconds
@@ -395,7 +406,7 @@ def run_analysis(
             from advisor.costs import serving_stage
 
             t_serve = time.perf_counter()  # raw text -> prediction per embedding; kept on resume
-            serving_stage(tracker, {e: options[e] for e in plan.embeddings}, splits, train_config, device)
+            serving_stage(tracker, dict(options), splits, train_config, device)  # + fine-tuned reference
             timings["serving"] = time.perf_counter() - t_serve
             _analyse(settings, splits, tracker, predictions, timings)
             timings["analysis"] = time.perf_counter() - t2
@@ -424,6 +435,22 @@ def run_analysis(
         device=device,
         resumed=tracker.resumed,
     )
+
+
+def _with_finetune(
+    settings: RunSettings, profile: Any, plan: GridPlan, options: dict[str, Any], device: str
+) -> GridPlan:
+    """The plan with the fine-tuned reference's cells after the frozen ones (validated before any run opens)."""
+    from dataclasses import replace
+
+    from advisor.finetune import FINETUNED, finetune_options, parse_finetune_sizes, plan_finetune
+
+    tokens = parse_finetune_sizes(settings.finetune_sizes)
+    cells = plan_finetune(profile.finetune if tokens is None else tokens, plan)
+    if not cells:
+        return plan
+    options[FINETUNED] = finetune_options(settings.contextual, settings.finetune_epochs, device)
+    return replace(plan, cells=[*plan.cells, *cells])
 
 
 # Read by training workers. Set before the pool forks, so every worker shares the (read-only)

@@ -72,6 +72,7 @@ def validate_settings(settings: RunSettings) -> None:
     if "distilled" in settings.embeddings:
         check_pooling(settings.pooling)
         check_distill_layer(settings.distill_layer, encoder_layers(settings.contextual))
+    _check_finetune(settings)
     if settings.device is not None:
         check_device(settings.device)
     check_tracking_uri(settings.tracking_uri)
@@ -80,6 +81,17 @@ def validate_settings(settings: RunSettings) -> None:
     check_backend(settings.backend, settings.ray_address)
     check_experiment(settings.experiment)
     check_tags(settings.tags)
+
+
+def _check_finetune(settings: RunSettings) -> None:
+    """The fine-tuned reference's sizes (syntax here, range once the data is read) and its encoder."""
+    from advisor.finetune import parse_finetune_sizes
+    from advisor.grid import profiles
+
+    tokens = parse_finetune_sizes(settings.finetune_sizes)
+    _at_least(settings.finetune_epochs, 1, "--finetune-epochs")
+    if tokens or (tokens is None and profiles.get(settings.profile).finetune):
+        encoder_layers(settings.contextual)  # the encoder it fine-tunes must load (config only)
 
 
 def _check_task(task: str) -> None:

@@ -283,6 +283,17 @@ DistillLayerOpt = Annotated[
         "(default 1: lower layers distil best, Ethayarajh 2019)",
     ),
 ]
+FinetuneSizesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--finetune-sizes",
+        help="fine-tuned reference (encoder trained end to end with a linear head) at these sizes: full, mid, "
+        "a list such as 500,full, or off (default: off; the thorough profile runs mid,full)",
+    ),
+]
+FinetuneEpochsOpt = Annotated[
+    int | None, typer.Option("--finetune-epochs", help="epochs of the fine-tuned reference (default 3)")
+]
 UriOpt = Annotated[
     str | None,
     typer.Option(
@@ -340,6 +351,8 @@ def run(
     layer: LayerOpt = "mix",
     pooling: PoolingOpt = "first",
     distill_layer: DistillLayerOpt = None,
+    finetune_sizes: FinetuneSizesOpt = None,
+    finetune_epochs: FinetuneEpochsOpt = None,
     tracking_uri: UriOpt = None,
     experiment: ExperimentOpt = "advisor",
     force: ForceOpt = False,
@@ -373,6 +386,8 @@ def run(
         layer=layer,
         pooling=pooling,
         distill_layer=distill_layer,
+        finetune_sizes=finetune_sizes,
+        finetune_epochs=finetune_epochs,
         tracking_uri=tracking_uri,
         experiment=experiment,
         force=force,

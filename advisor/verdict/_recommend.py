@@ -30,6 +30,7 @@ from advisor.verdict._efficiency import (
     score_gaps,
 )
 from advisor.verdict._fit import Extrapolation, LearningCurveFit, extrapolate, fit_learning_curve
+from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only
 from advisor.verdict._resample import holm
 
 __all__ = [
@@ -251,6 +252,7 @@ class Recommendation:
     slices: list[SliceFinding] = field(default_factory=list)
     caveats: list[str] = field(default_factory=list)
     overlap: pd.DataFrame | None = None  # pairwise overlap of the metrics' difficult slices
+    headroom: Headroom | None = None  # fine-tuned reference vs frozen contextual, when it ran
 
     @property
     def carrying_slices(self) -> list[SliceFinding]:
@@ -302,6 +304,7 @@ class Recommendation:
                 "costs": self.costs.to_dict() if self.costs is not None else None,
                 "slices": [asdict(s) for s in self.slices],
                 "overlap": self.overlap.to_dict("records") if self.overlap is not None else [],
+                "headroom": self.headroom.to_dict() if self.headroom is not None else None,
             }
         )
 
@@ -433,7 +436,8 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     t = thresholds if thresholds is not None else Thresholds()
     if t.price_per_hour is None and analysis.params.get("price_per_hour") not in (None, ""):
         t = replace(t, price_per_hour=float(analysis.params["price_per_hour"]))  # given to `advisor run`
-    analysis, cut_from = _finished_part(analysis, t.min_seeds)
+    with_reference = analysis
+    analysis, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
     names = analysis.embedding_names
     full = analysis.full_size
     at_full = analysis.curves[analysis.curves["size"] == full]
@@ -450,8 +454,11 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         sizes=analysis.sizes,
         n_seeds=n_seeds,
     )
-    if len(analysis.curves):
-        rec.costs = compare_costs(analysis)
+    if len(analysis.curves):  # the fine-tuned reference gets its cost row too
+        rec.costs = compare_costs(_with_reference_cells(analysis, with_reference))
+    rec.headroom = _headroom(with_reference, t)
+    if rec.headroom is not None:
+        rec.reasons.append(rec.headroom.describe())
     rec.slices = slice_findings(analysis.slices, confidence=t.confidence)
     rec.overlap = _overlap(analysis)
     if rec.overlap is not None:
@@ -481,7 +488,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         rec.caveats.append(f"the run's status is {analysis.status}: some cells may be missing")
     if problems:
         rec.headline = "Inconclusive: " + "; ".join(problems) + "."
-        rec.reasons = [p[0].upper() + p[1:] + "." for p in problems]
+        rec.reasons = [p[0].upper() + p[1:] + "." for p in problems] + rec.reasons
         return rec
 
     loss = t.acceptable_loss
@@ -517,7 +524,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
                 )
             )
 
-    reasons = [_gap_text(g) for g in rec.gaps] + [_method_text(rec.gaps, analysis, t.n_boot)]
+    reasons = rec.reasons + [_gap_text(g) for g in rec.gaps] + [_method_text(rec.gaps, analysis, t.n_boot)]
     reasons += _repaired_text(analysis, full)
     reasons.append(
         f"You accept losing up to {_mag(loss)}: a cheaper embedding is enough only if the upper end of "
@@ -619,6 +626,23 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     rec.caveats += layer_caveats(analysis)  # a sentence-embedding model, and the command for a stronger one
     rec.reasons = reasons
     return rec
+
+
+def _with_reference_cells(analysis: Analysis, with_reference: Analysis) -> Analysis:
+    """``analysis`` plus the fine-tuned reference's cells at its largest size (for the cost table)."""
+    curves = with_reference.curves
+    tuned = curves[(curves["embedding"] == "finetuned") & (curves["size"] == analysis.full_size)]
+    if tuned.empty:
+        return analysis
+    return replace(analysis, curves=pd.concat([analysis.curves, tuned], ignore_index=True))
+
+
+def _headroom(analysis: Analysis, t: Thresholds) -> Headroom | None:
+    """The fine-tuning headroom (same hierarchical bootstrap as the gaps) when the reference ran."""
+    if "finetuned" not in set(analysis.curves["embedding"]):
+        return None
+    replicates = analysis_replicates(analysis, t.n_boot)
+    return fine_tuning_headroom(analysis, t.confidence, replicates)
 
 
 def _overlap(analysis: Analysis) -> pd.DataFrame | None:

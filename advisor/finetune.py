@@ -1,0 +1,171 @@
+"""The fine-tuned reference family in a run: which sizes, how its cells train, what serving it costs.
+
+The frozen families answer "is contextual worth it?"; the fine-tuned reference answers the next
+question, "how much does freezing the encoder leave on the table?". It is costly (the encoder is
+trained end to end: forward *and* backward through every layer, every epoch), so it runs only at the
+sizes asked for (``--finetune-sizes full`` or a list; the ``thorough`` profile runs the middle and
+the full size) and is logged as its own family, ``finetuned``, with step = training-set size, the
+same nested subsets and seeds as every other family, and its own serving measurement (raw text ->
+tokenize -> fine-tuned encoder + head, with the same sample and provenance as the others).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from advisor.data import Corpus, DataSplits
+from advisor.errors import ConfigError
+from advisor.grid import Cell, GridPlan, subset_indices, subset_order
+
+__all__ = [
+    "FINETUNED",
+    "finetune_cells",
+    "finetune_config",
+    "finetune_options",
+    "measure_finetuned_serving",
+    "parse_finetune_sizes",
+    "plan_finetune",
+    "then_finetune",
+]
+
+FINETUNED = "finetuned"
+#: Size words ``--finetune-sizes`` understands beside integers.
+SIZE_WORDS: tuple[str, ...] = ("full", "mid")
+_OFF = ("off", "none", "")
+_HINT = '"full", "mid" (the middle size of the grid), sizes such as "500,full", or "off"'
+
+
+def parse_finetune_sizes(value: str | Sequence[str | int] | None) -> tuple[str, ...] | None:
+    """``--finetune-sizes`` as tokens; None = the profile decides, () = off. Bad tokens raise E219."""
+    if value is None:
+        return None
+    parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    tokens = [p.strip().lower() for p in parts]
+    if len(tokens) == 1 and tokens[0] in _OFF:
+        return ()
+    bad = [t for t in tokens if t not in SIZE_WORDS and not (t.isdigit() and int(t) > 0)]
+    if bad or not tokens:
+        raise ConfigError(
+            f"--finetune-sizes: cannot read {', '.join(bad) or repr(value)}",
+            hint=f"give {_HINT}",
+            code="E219",
+        )
+    return tuple(dict.fromkeys(tokens))
+
+
+def plan_finetune(tokens: Sequence[str], plan: GridPlan) -> list[Cell]:
+    """The fine-tuned cells: each asked size x the grid's seeds, sizes ascending; out-of-range sizes raise E219."""
+    sizes: set[int] = set()
+    for token in tokens:
+        if token == "full":
+            sizes.add(plan.full_size)
+        elif token == "mid":
+            sizes.add(plan.sizes[(len(plan.sizes) - 1) // 2])
+        else:
+            sizes.add(int(token))
+    bad = sorted(s for s in sizes if not 1 <= s <= plan.full_size)
+    if bad:
+        raise ConfigError(
+            f"--finetune-sizes {bad} outside 1..{plan.full_size} (the training set has {plan.full_size} items)",
+            hint=f"give {_HINT}",
+            code="E219",
+        )
+    return [Cell(FINETUNED, size, seed) for size in sorted(sizes) for seed in plan.seeds]
+
+
+def finetune_config(max_epochs: int | None, device: str, seed: int = 0) -> Any:
+    """The fine-tuning recipe of a run (3 epochs unless asked, the BERT paper's lr 5e-5, batch 16)."""
+    from trainers._finetune import FineTuneConfig
+
+    return FineTuneConfig(max_epochs=max_epochs or 3, device=device, seed=seed)
+
+
+def finetune_options(model: str | None, max_epochs: int | None, device: str) -> dict[str, Any]:
+    """What the child runs record, and what a fine-tuned cell needs to train."""
+    from advisor.embeddings import default_encoder
+
+    config = finetune_config(max_epochs, device).to_dict()
+    kept = ("max_epochs", "patience", "batch_size", "lr", "weight_decay", "warmup_ratio", "max_length")
+    return {"model": model or default_encoder(), **{k: config[k] for k in kept}, "device": device}
+
+
+def finetune_cells(
+    cells: Sequence[Cell], options: dict[str, Any], splits: DataSplits
+) -> Iterator[tuple[Cell, Any, float]]:
+    """Train each fine-tuned cell on the seed's nested subset (the frozen families' subsets); yields like the grid."""
+    from trainers._finetune import finetune_and_evaluate
+
+    for cell in cells:
+        started = time.perf_counter()
+        train = splits.train.subset(subset_indices(subset_order(splits.train, cell.seed), cell.size))
+        config = finetune_config(options["max_epochs"], options["device"], seed=cell.seed)
+        result = finetune_and_evaluate(options["model"], train, splits.dev, splits.test, config)
+        yield cell, result, time.perf_counter() - started
+
+
+def then_finetune(
+    frozen: Iterator[tuple[Cell, Any, float]],
+    pending: Sequence[Cell],
+    options: dict[str, Any],
+    splits: DataSplits,
+) -> Iterator[tuple[Cell, Any, float]]:
+    """The frozen cells as they finish, then the fine-tuned ones; closing it stops the frozen workers too."""
+    try:
+        yield from frozen
+        cells = [c for c in pending if c.embedding == FINETUNED]
+        yield from finetune_cells(cells, options[FINETUNED], splits)
+    finally:
+        close = getattr(frozen, "close", None)
+        if close is not None:
+            close()
+
+
+def measure_finetuned_serving(
+    options: dict[str, Any], splits: DataSplits, sample: Corpus, device: str, repeats: int, threads: int = 1
+) -> Any:
+    """Serving cost of the fine-tuned model, measured as :mod:`advisor.costs` measures every family.
+
+    A freshly initialised head on the encoder: time and memory do not depend on the weight values.
+    """
+    import torch
+
+    from advisor.costs import BATCH1_ITEMS, ServingCost, _raw_tokens, _time_batches, serving_provenance
+    from trainers._finetune import FineTuner
+    from trainers._loop import _label_set
+
+    labels = _label_set(splits.train, splits.dev, splits.test)
+    task = splits.train.task
+    tuner = FineTuner(options["model"], task, labels, finetune_config(options["max_epochs"], device))
+    pieces = {"n": 0}
+
+    def predict(batch: Corpus) -> list[Any]:
+        corpus = Corpus(
+            task, _raw_tokens(task, list(batch.texts)), list(batch.labels), texts=list(batch.texts)
+        )
+        data = tuner.encode(corpus)
+        pieces["n"] = max(len(x) for x in data.ids) * len(data.ids)
+        return tuner.predict_encoded(data, corpus)[0]
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with torch.inference_mode():
+            singles = [sample.subset([i]) for i in range(min(BATCH1_ITEMS, len(sample)))]
+            b1 = _time_batches(predict, singles, repeats)
+            big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
+            b64 = _time_batches(predict, big, repeats)
+            predict(big[0])
+    finally:
+        torch.set_num_threads(before)
+    batch_bytes = pieces["n"] * int(tuner.model.config.hidden_size) * 4  # last hidden states of one batch
+    return ServingCost(
+        embedding=FINETUNED,
+        ms_per_item_b1=b1,
+        ms_per_item_b64=b64,
+        memory_mb=(tuner.weights_bytes + batch_bytes) / 1e6,
+        weights_mb=tuner.weights_bytes / 1e6,
+        batch_features_mb=batch_bytes / 1e6,
+        provenance=serving_provenance(device, len(sample), repeats, min(BATCH1_ITEMS, len(sample)), threads),
+    )

@@ -1,0 +1,120 @@
+"""The fine-tuning headroom: what freezing the encoder leaves on the table, and at what cost.
+
+The fine-tuned reference (``advisor.finetune``) is not one of the families the verdict chooses
+between (it runs at one or two sizes only): the decision is made on the frozen families, and this
+module adds one line above them, "fine-tuning would add X pts (CI) at Y× the training cost", from
+the same hierarchical bootstrap as every other gap (paired seeds and test sentences).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from advisor.analysis import Analysis
+from advisor.verdict._efficiency import ScoreGap, score_gap
+
+__all__ = ["FINETUNED", "Headroom", "fine_tuning_headroom", "frozen_only"]
+
+FINETUNED = "finetuned"
+BASELINE = "contextual"
+
+
+@dataclass
+class Headroom:
+    """Fine-tuned minus frozen contextual at the largest size both ran, with the cost multiples."""
+
+    gap: ScoreGap
+    finetuned_train_seconds: float  # median over seeds at ``gap.size``
+    contextual_train_seconds: float  # the frozen model's downstream training, same size
+    contextual_featurize_seconds: float  # the frozen encoder's one pass over train/dev/test in this run
+    latency_ratio: float  # serving latency at batch 1, fine-tuned / frozen contextual
+
+    @property
+    def train_ratio(self) -> float:
+        """Training cost multiple: fine-tuning vs featurizing once + training the frozen downstream model."""
+        frozen = self.contextual_train_seconds + _zero_if_nan(self.contextual_featurize_seconds)
+        return self.finetuned_train_seconds / frozen if frozen > 0 else math.nan
+
+    def describe(self) -> str:
+        g = self.gap
+        points = f"{100 * g.gap:+.1f} pts"
+        ci = (
+            f"{g.confidence:.0%} CI {100 * g.lo:+.1f} to {100 * g.hi:+.1f}"
+            if g.has_interval
+            else f"no interval: {g.method}"
+        )
+        verb = "would add" if g.gap >= 0 else "would change the score by"
+        cost = (
+            f"{self.train_ratio:.1f}× the training cost"
+            if math.isfinite(self.train_ratio)
+            else "unknown cost"
+        )
+        text = (
+            f"Fine-tuning {verb} {points} ({ci}) at {cost}: the fine-tuned encoder scores {g.score_a:.3f} vs "
+            f"{g.score_b:.3f} frozen at {g.size} training items ({g.n_seeds} seed(s)); training "
+            f"{self.finetuned_train_seconds:.0f} s vs {self.contextual_train_seconds:.0f} s for the frozen "
+            "downstream model"
+        )
+        if math.isfinite(self.contextual_featurize_seconds):
+            text += f" + {self.contextual_featurize_seconds:.0f} s featurizing the splits once (this run; less on a warm cache)"
+        if math.isfinite(self.latency_ratio):
+            text += f"; serving latency (batch 1) {self.latency_ratio:.1f}× the frozen encoder's"
+        return text + "."
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"train_ratio": self.train_ratio, "text": self.describe()}
+
+
+def _zero_if_nan(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
+
+
+def frozen_only(analysis: Analysis) -> Analysis:
+    """The analysis without the fine-tuned reference: what the verdict decides on."""
+    curves = analysis.curves
+    if FINETUNED not in set(curves["embedding"]):
+        return analysis
+    return replace(analysis, curves=curves[curves["embedding"] != FINETUNED].reset_index(drop=True))
+
+
+def _median(analysis: Analysis, embedding: str, size: int, column: str) -> float:
+    rows = analysis.curves
+    if column not in rows.columns:
+        return math.nan
+    values = rows[(rows["embedding"] == embedding) & (rows["size"] == size)][column].astype(float)
+    return float(np.nanmedian(values)) if values.notna().any() else math.nan
+
+
+def _fact(analysis: Analysis, embedding: str, column: str) -> float:
+    facts = analysis.embeddings
+    if facts is None or not len(facts) or column not in facts.columns or "embedding" not in facts.columns:
+        return math.nan
+    rows = facts[facts["embedding"] == embedding][column]
+    return float(rows.iloc[0]) if len(rows) and rows.notna().iloc[0] else math.nan
+
+
+def fine_tuning_headroom(
+    analysis: Analysis, confidence: float = 0.95, replicates: Any = None
+) -> Headroom | None:
+    """The headroom line's numbers, or None when the fine-tuned reference did not run (or shares no size)."""
+    curves = analysis.curves
+    tuned = set(curves.loc[curves["embedding"] == FINETUNED, "size"])
+    frozen = set(curves.loc[curves["embedding"] == BASELINE, "size"])
+    common = sorted(int(s) for s in tuned & frozen)
+    if not common:
+        return None
+    size = common[-1]
+    gap = score_gap(analysis, FINETUNED, BASELINE, size, confidence, replicates=replicates)
+    tuned_latency = _fact(analysis, FINETUNED, "serving_ms_per_item_b1")
+    frozen_latency = _fact(analysis, BASELINE, "serving_ms_per_item_b1")
+    return Headroom(
+        gap=gap,
+        finetuned_train_seconds=_median(analysis, FINETUNED, size, "train_seconds"),
+        contextual_train_seconds=_median(analysis, BASELINE, size, "train_seconds"),
+        contextual_featurize_seconds=_fact(analysis, BASELINE, "featurize_seconds"),
+        latency_ratio=tuned_latency / frozen_latency if frozen_latency > 0 else math.nan,
+    )
