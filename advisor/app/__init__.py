@@ -31,6 +31,7 @@ from advisor.app._uploads import (
     upload_root,
 )
 from advisor.app._views import (
+    MLFLOW_UI_URL,
     compare_url,
     cost_table,
     filter_items,
@@ -40,6 +41,7 @@ from advisor.app._views import (
     load_predictions,
     load_test_tokens,
     mlflow_ui_command,
+    server_url,
     slice_table,
     verdict_text,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "DATA_SUFFIXES",
     "DEFAULT_MAX_UPLOAD_MB",
     "DEMO_DIR",
+    "MLFLOW_UI_URL",
     "SESSION_TAG",
     "DatasetPreview",
     "DemoDataset",
@@ -76,6 +79,7 @@ __all__ = [
     "read_progress",
     "run_command",
     "sanitize_filename",
+    "server_url",
     "session_memory",
     "slice_table",
     "start_run",

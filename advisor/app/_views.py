@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from advisor.verdict import COST_COLUMNS, CostComparison
 from advisor.vocabulary import child_runs_filter, task_spec
 
 __all__ = [
+    "MLFLOW_UI_URL",
     "compare_url",
     "cost_table",
     "filter_items",
@@ -35,6 +36,7 @@ __all__ = [
     "load_predictions",
     "load_test_tokens",
     "mlflow_ui_command",
+    "server_url",
     "slice_table",
     "verdict_text",
 ]
@@ -277,14 +279,31 @@ def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
     )
 
 
+#: Where ``mlflow ui`` listens unless told otherwise.
+MLFLOW_UI_URL = "http://127.0.0.1:5000"
+
+
+def server_url(tracking_uri: str | None = None) -> str | None:
+    """A tracking server's address without credentials in it (None for a local store).
+
+    The server serves the MLflow UI itself, so there is nothing to start; the URL is shown on the
+    page, so a ``user:password@`` part (MLflow reads credentials from its environment variables
+    anyway) is left out.
+    """
+    uri = store_uri(tracking_uri)
+    parts = urlsplit(uri)
+    if parts.scheme not in ("http", "https"):
+        return None
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
 def mlflow_ui_command(tracking_uri: str | None = None) -> str:
-    """The command that opens the same store in the MLflow UI."""
-    return f"mlflow ui --backend-store-uri {store_uri(tracking_uri)}"
+    """How to browse the same store in the MLflow UI: a server's own URL, else an ``mlflow ui`` command."""
+    return server_url(tracking_uri) or f"mlflow ui --backend-store-uri {store_uri(tracking_uri)}"
 
 
-def compare_url(
-    run_ids: Sequence[str], experiment_ids: Sequence[str], base: str = "http://127.0.0.1:5000"
-) -> str:
+def compare_url(run_ids: Sequence[str], experiment_ids: Sequence[str], base: str = MLFLOW_UI_URL) -> str:
     """The MLflow UI page comparing ``run_ids`` (one run id opens that run's page instead)."""
     experiments = list(dict.fromkeys(experiment_ids))
     if len(run_ids) == 1:

@@ -20,6 +20,7 @@ from typing import Any
 import streamlit as st
 
 from advisor.app import (
+    MLFLOW_UI_URL,
     compare_url,
     cost_table,
     demo_datasets,
@@ -38,6 +39,7 @@ from advisor.app import (
     parse_list,
     preview_dataset,
     run_command,
+    server_url,
     session_memory,
     slice_table,
     start_run,
@@ -536,13 +538,16 @@ def page_history(uri: str) -> None:
         format_func=lambda i: _run_label(runs[ids.index(i)]),
         key="compare",
     )
-    st.markdown("Open the same runs in the MLflow UI:")
-    st.code(mlflow_ui_command(uri), language="bash")
+    server = server_url(uri)
+    if server:  # the tracking server serves the MLflow UI itself: nothing to start
+        st.markdown(f"Open the same runs in the MLflow UI of the tracking server: [{server}]({server})")
+    else:
+        st.markdown("Open the same runs in the MLflow UI:")
+        st.code(mlflow_ui_command(uri), language="bash")
     if chosen:
         experiments = list(frame.set_index("run_id").loc[chosen, "experiment_id"])
-        st.markdown(
-            f"Run ids: {', '.join(f'`{i}`' for i in chosen)} · [compare in MLflow]({compare_url(chosen, experiments)})"
-        )
+        link = compare_url(chosen, experiments, base=server or MLFLOW_UI_URL)
+        st.markdown(f"Run ids: {', '.join(f'`{i}`' for i in chosen)} · [compare in MLflow]({link})")
     from advisor.plots import plot_learning_curves
 
     for column, run_id in zip(st.columns(max(len(chosen), 1)), chosen, strict=False):

@@ -130,3 +130,20 @@ def test_run_report_predict_gain_and_history_against_a_server(
     history = history_frame(find_analyses(server))  # what the app's History page shows
     assert history.loc[0, "run_id"] == run_id and history.loc[0, "status"] == "FINISHED"
     assert history.loc[0, "verdict"] not in ("", "no verdict")
+    _history_page_links_to_the_server(server, run_id, monkeypatch)
+
+
+def _history_page_links_to_the_server(server: str, run_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's History page over HTTP: the run, and the server's own UI (no `mlflow ui` to start)."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", server)
+    app_file = Path(__file__).resolve().parents[2] / "streamlit_app.py"
+    page = AppTest.from_file(str(app_file), default_timeout=120)
+    page.query_params["page"] = "History"
+    page.run()
+    assert not page.exception, page.exception
+    text = "\n".join(m.value for m in page.markdown)
+    assert f"tracking server: [{server}]({server})" in text
+    assert f"[compare in MLflow]({server}/#/experiments/" in text and run_id in text
+    assert not any("mlflow ui" in c.value for c in page.code)

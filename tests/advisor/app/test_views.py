@@ -21,6 +21,7 @@ from advisor.app import (
     item_outcomes,
     load_predictions,
     mlflow_ui_command,
+    server_url,
     slice_table,
     verdict_text,
 )
@@ -137,6 +138,26 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
     single = compare_url([app_store.finished], ["7"])
     assert single.endswith(f"/#/experiments/7/runs/{app_store.finished}")
     assert isinstance(frame, pd.DataFrame)
+
+
+@pytest.mark.parametrize(
+    ("uri", "url"),
+    [
+        ("http://127.0.0.1:5055", "http://127.0.0.1:5055"),
+        ("https://mlflow.example.org/", "https://mlflow.example.org"),
+        ("https://alice:s3cret@mlflow.example.org:8443/team/", "https://mlflow.example.org:8443/team"),
+    ],
+)
+def test_a_tracking_server_is_browsed_at_its_own_url_without_credentials(uri: str, url: str) -> None:
+    assert server_url(uri) == url
+    assert mlflow_ui_command(uri) == url  # the server is its own UI: no `mlflow ui --backend-store-uri http…`
+    assert compare_url(["r1"], ["3"], base=url) == f"{url}/#/experiments/3/runs/r1"
+
+
+def test_a_local_store_is_browsed_with_mlflow_ui(tmp_path) -> None:
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    assert server_url(uri) is None
+    assert mlflow_ui_command(uri) == f"mlflow ui --backend-store-uri {uri}"
 
 
 def test_verdict_text_labels_partial_verdicts_in_the_one_wording() -> None:
