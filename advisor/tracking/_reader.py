@@ -17,7 +17,7 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.errors import ConfigError
 from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
-from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri
+from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
 from advisor.tracking._tables import as_logged, read_json_table
 
 __all__ = ["RunFacts", "find_analyses", "load_analysis", "resolve_analysis_run", "written_analysis"]
@@ -104,7 +104,7 @@ def load_analysis(
         tags=dict(parent.data.tags),
         metrics=dict(parent.data.metrics),
     )
-    return assemble_analysis(client, facts)
+    return assemble_analysis(client, facts, store=run_artifacts(client, parent))
 
 
 def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
@@ -121,13 +121,14 @@ def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
         metrics=dict(tracker.metrics),
     )
     logged = {path: as_logged(frame) for path, frame in tables.items()}
-    return assemble_analysis(tracker.client, facts, list(tracker.cells.values()), logged)
+    store = run_artifacts(tracker.client, tracker.parent_run) if tracker.parent_run else None
+    return assemble_analysis(tracker.client, facts, list(tracker.cells.values()), logged, store)
 
 
-def _cell_rows(client: Any, facts: RunFacts, artifacts: set[str]) -> list[dict[str, Any]]:
+def _cell_rows(client: Any, store: Any, facts: RunFacts, artifacts: set[str]) -> list[dict[str, Any]]:
     """The cells table, or for older runs the children's metric histories."""
     if CELLS_TABLE in artifacts:
-        return list(rows_from_table(read_json_table(client, facts.run_id, CELLS_TABLE)).values())
+        return list(rows_from_table(read_json_table(store, facts.run_id, CELLS_TABLE)).values())
     children = child_runs(client, facts.experiment_id, facts.run_id)
     return list(rows_from_history(client, children).values())
 
@@ -146,27 +147,32 @@ def assemble_analysis(
     facts: RunFacts,
     rows: list[dict[str, Any]] | None = None,
     tables: dict[str, pd.DataFrame] | None = None,
+    store: Any = None,
 ) -> Analysis:
-    """An Analysis from the parent's facts, its cell rows (None: read them) and its tables."""
+    """An Analysis from the parent's facts, its cell rows (None: read them) and its tables.
+
+    ``store`` lists and downloads the parent's artifacts (default: ``client``).
+    """
     from advisor.costs import serving_columns
     from advisor.verdict._resample import load_item_scores
 
-    artifacts = {a.path for a in client.list_artifacts(facts.run_id, "analysis")}
+    store = store or client
+    artifacts = {a.path for a in store.list_artifacts(facts.run_id, "analysis")}
     known = dict(tables or {})
 
     def table(name: str) -> pd.DataFrame | None:
         path = f"analysis/{name}.json"
         if path in known:
             return known[path]
-        return read_json_table(client, facts.run_id, path) if path in artifacts else None
+        return read_json_table(store, facts.run_id, path) if path in artifacts else None
 
     params = dict(facts.params)
     if (
         "advisor.price_per_hour" in facts.tags
     ):  # a tag, so a later run may change it; the verdict reads params
         params["price_per_hour"] = facts.tags["advisor.price_per_hour"]
-    rows = _cell_rows(client, facts, artifacts) if rows is None else rows
-    embeddings = serving_columns(_embeddings(params, facts.metrics), client, facts.run_id, artifacts)
+    rows = _cell_rows(client, store, facts, artifacts) if rows is None else rows
+    embeddings = serving_columns(_embeddings(params, facts.metrics), store, facts.run_id, artifacts)
     layer_tables = {name: frame for name in _LAYER_TABLES if (frame := table(name)) is not None}
     return Analysis(
         task=params.get("task", facts.tags.get("advisor.task", "")),
@@ -182,5 +188,5 @@ def assemble_analysis(
         experiment=facts.experiment,
         status=facts.status,
         layer_tables=layer_tables,
-        item_scores=load_item_scores(client, facts.run_id, artifacts),
+        item_scores=load_item_scores(store, facts.run_id, artifacts),
     )

@@ -23,6 +23,7 @@ __all__ = [
     "experiment_id",
     "quiet_mlflow",
     "resolve_tracking_uri",
+    "run_artifacts",
 ]
 
 DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
@@ -107,3 +108,30 @@ def children_filter(parent_id: str) -> str:
 def child_runs(client: Any, experiment_id: str, parent_id: str) -> list[Any]:
     """The child runs of an analysis (one per embedding and seed)."""
     return client.search_runs([experiment_id], filter_string=children_filter(parent_id), max_results=5000)
+
+
+class _LocalRunArtifacts:
+    """Read-only, client-shaped access to one run's local artifacts through one repository.
+
+    ``MlflowClient`` resolves the run in the database again on every list and download (three
+    queries each); a reader of a finished run needs its artifact location once.
+    """
+
+    def __init__(self, artifact_uri: str) -> None:
+        from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
+
+        self._repo = get_artifact_repository(artifact_uri)
+
+    def list_artifacts(self, run_id: str, path: str | None = None) -> list[Any]:
+        return self._repo.list_artifacts(path)
+
+    def download_artifacts(self, run_id: str, path: str, dst_path: str | None = None) -> str:
+        return self._repo.download_artifacts(path, dst_path)
+
+
+def run_artifacts(client: Any, run: Any) -> Any:
+    """What lists and downloads ``run``'s artifacts: its local folder directly, else the client
+    (a tracking server's proxied artifacts are resolved against that server by the client)."""
+    if str(run.info.artifact_uri).startswith("file:"):
+        return _LocalRunArtifacts(run.info.artifact_uri)
+    return client

@@ -92,6 +92,7 @@ class AnalysisTracker:
     tags: dict[str, str] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
     cells: dict[CellKey, dict[str, Any]] = field(default_factory=dict)
+    parent_run: Any = None  # the parent as found or created (its artifact location)
     _children: dict[tuple[str, int], str] = field(default_factory=dict)
     _finished: set[CellKey] = field(default_factory=set)
     _heartbeat: Heartbeat | None = None
@@ -153,7 +154,7 @@ class AnalysisTracker:
         else:
             tags = {**tags, "advisor.kind": "analysis", "advisor.key": key}
             run = self.client.create_run(self.experiment_id, run_name=run_name, tags=tags)
-            self.parent_id = run.info.run_id
+            self.parent_id, self.parent_run = run.info.run_id, run
             self.tags = dict(run.data.tags)
         try:
             self._log_open_params(params, {**tags, **me.tags()})
@@ -164,7 +165,7 @@ class AnalysisTracker:
 
     def _resume(self, parent: Any) -> None:
         """Re-open ``parent``: its children, finished cells and cell rows as the store has them."""
-        self.parent_id = parent.info.run_id
+        self.parent_id, self.parent_run = parent.info.run_id, parent
         self.resumed = True
         self.params, self.tags = dict(parent.data.params), dict(parent.data.tags)
         self.metrics = dict(parent.data.metrics)
