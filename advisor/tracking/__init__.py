@@ -39,7 +39,6 @@ from advisor.tracking._store import (
     DEFAULT_EXPERIMENT,
     DEFAULT_TRACKING_URI,
     child_runs,
-    children_filter,
     client_for,
     resolve_tracking_uri,
 )
@@ -58,7 +57,6 @@ __all__ = [
     "as_logged",
     "assemble_analysis",
     "child_runs",
-    "children_filter",
     "client_for",
     "close_stale_runs",
     "environment_info",

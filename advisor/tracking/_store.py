@@ -18,7 +18,6 @@ __all__ = [
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
     "child_runs",
-    "children_filter",
     "client_for",
     "experiment_id",
     "quiet_mlflow",
@@ -100,14 +99,11 @@ def experiment_id(client: Any, name: str, uri: str, create: bool = True) -> str 
         return experiment.experiment_id
 
 
-def children_filter(parent_id: str) -> str:
-    """The search filter for the (embedding, seed) child runs of an analysis."""
-    return f"tags.`mlflow.parentRunId` = '{parent_id}' and tags.`advisor.kind` = 'curve'"
-
-
 def child_runs(client: Any, experiment_id: str, parent_id: str) -> list[Any]:
     """The child runs of an analysis (one per embedding and seed)."""
-    return client.search_runs([experiment_id], filter_string=children_filter(parent_id), max_results=5000)
+    from advisor.vocabulary import child_runs_filter
+
+    return client.search_runs([experiment_id], filter_string=child_runs_filter(parent_id), max_results=5000)
 
 
 class _LocalRunArtifacts:
