@@ -43,8 +43,13 @@ def _casing_class(token: str) -> int:
 
 
 def casing_ids(tokens: Sequence[str]) -> np.ndarray:
-    """Index into :data:`CASING_CLASSES` for each token (a digit wins over letters)."""
-    return np.fromiter((_casing_class(tok) for tok in tokens), dtype=np.int64, count=len(tokens))
+    """Index into :data:`CASING_CLASSES` for each token (a digit wins over letters).
+
+    Classified once per distinct word, then looked up: every cell re-reads its splits' casing, and
+    the per-token call was ~3 % of a full-size cell's CPU time.
+    """
+    classes = {tok: _casing_class(tok) for tok in set(tokens)}
+    return np.fromiter(map(classes.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
 
 def run_lstm(lstm: nn.LSTM, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -106,11 +111,18 @@ class BiLSTMTagger(nn.Module):
         return nn.functional.cross_entropy(emissions[mask], tags[mask], reduction="sum") / n_tokens
 
     @torch.no_grad()
-    def decode(self, emissions: torch.Tensor, mask: torch.Tensor) -> tuple[list[list[int]], torch.Tensor]:
-        """Best tag ids per item and ``p(tag)`` per token (CRF marginals or softmax)."""
-        lengths = mask.sum(1).tolist()
+    def decode(
+        self, emissions: torch.Tensor, mask: torch.Tensor, with_probs: bool = True
+    ) -> tuple[list[list[int]], torch.Tensor | None]:
+        """Best tag ids per item and ``p(tag)`` per token (CRF marginals or softmax).
+
+        ``with_probs=False`` skips the probabilities (``None``): early stopping needs only the tags,
+        and the CRF marginals are a second forward-backward pass.
+        """
         if self.crf is not None:
-            return self.crf.viterbi(emissions, mask), self.crf.marginals(emissions, mask)
+            marginals = self.crf.marginals(emissions, mask) if with_probs else None
+            return self.crf.viterbi(emissions, mask), marginals
+        lengths = mask.sum(1).tolist()
         probs = emissions.softmax(dim=-1)
         best = probs.argmax(dim=-1).tolist()
-        return [row[:n] for row, n in zip(best, lengths, strict=True)], probs
+        return [row[:n] for row, n in zip(best, lengths, strict=True)], probs if with_probs else None

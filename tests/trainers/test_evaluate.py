@@ -1,8 +1,15 @@
 from __future__ import annotations
 
+import random
+import warnings
+
 import pytest
+from seqeval.metrics import classification_report
+from seqeval.metrics import f1_score as seqeval_f1
+from seqeval.scheme import IOB2
 
 from trainers import classification_scores, ner_scores, repair_iob2
+from trainers._evaluate import strict_f1
 
 
 def test_ner_scores_strict_vs_conlleval_on_a_stray_inside_tag() -> None:
@@ -72,3 +79,36 @@ def test_headline_f1_is_strict_on_raw_predictions_and_repaired_f1_sits_beside_it
     assert scores["repaired_f1"] == pytest.approx(1.0)  # repaired to B-LOC it is a hit
     valid = ner_scores(gold, [["B-PER", "I-PER", "O", "O"]])
     assert valid["repaired_f1"] == valid["f1"]
+
+
+TAGS = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC", "I-ORG", "B-ORG", "B", "I", "B--X", "I-X-"]
+
+
+def _random_tags(rng: random.Random, n: int) -> list[list[str]]:
+    return [[rng.choice(TAGS) for _ in range(rng.randint(0, 9))] for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_strict_scores_equal_seqeval_bit_for_bit(seed: int) -> None:
+    """The fast strict counter gives seqeval's numbers exactly, stray and odd tags included."""
+    rng = random.Random(seed)
+    gold = _random_tags(rng, rng.randint(1, 30))
+    pred = [[rng.choice(TAGS) if rng.random() < 0.4 else tag for tag in seq] for seq in gold]
+    strict = {"mode": "strict", "scheme": IOB2, "zero_division": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = classification_report(gold, pred, output_dict=True, **strict)
+        expected_f1 = seqeval_f1(gold, pred, **strict)
+    assert strict_f1(gold, pred) == expected_f1
+    scores = ner_scores(gold, pred)
+    assert scores["f1"] == expected_f1
+    micro = report.get("micro avg", {"precision": 0.0, "recall": 0.0, "f1-score": 0.0})
+    assert (scores["precision"], scores["recall"]) == (micro["precision"], micro["recall"])
+    types = {name: row["f1-score"] for name, row in report.items() if not name.endswith(" avg")}
+    assert {k[3:]: v for k, v in scores.items() if k.startswith("f1_")} == types
+    assert scores["repaired_f1"] == seqeval_f1(gold, [repair_iob2(p) for p in pred], **strict)
+
+
+def test_strict_f1_falls_back_to_seqeval_for_other_schemes() -> None:
+    with pytest.raises(ValueError):  # seqeval: E- is not an IOB2 prefix
+        strict_f1([["B-PER", "E-PER"]], [["B-PER", "E-PER"]])
