@@ -7,12 +7,48 @@ returns a :class:`TrainResult` with eval scores, per-item predictions and p(gold
 
 from __future__ import annotations
 
-from trainers._classifier import BiLSTMPoolClassifier, CNNClassifier
-from trainers._config import CLASSIFIERS, TrainConfig, TrainResult
-from trainers._crf import LinearChainCRF, iob2_allowed_transitions
-from trainers._evaluate import classification_scores, ner_scores, repair_iob2
-from trainers._loop import fit_and_evaluate
-from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+#: Public name -> private module. Resolved on first use (PEP 562), so importing the light modules
+#: (``trainers._errors``, ``trainers._features``, which ``advisor`` re-exports) does not load torch.
+_EXPORTS = {
+    "BiLSTMPoolClassifier": "_classifier",
+    "CNNClassifier": "_classifier",
+    "CLASSIFIERS": "_config",
+    "TrainConfig": "_config",
+    "TrainResult": "_config",
+    "LinearChainCRF": "_crf",
+    "iob2_allowed_transitions": "_crf",
+    "classification_scores": "_evaluate",
+    "ner_scores": "_evaluate",
+    "repair_iob2": "_evaluate",
+    "fit_and_evaluate": "_loop",
+    "CASING_CLASSES": "_tagger",
+    "BiLSTMTagger": "_tagger",
+    "casing_ids": "_tagger",
+}
+
+if TYPE_CHECKING:
+    from trainers._classifier import BiLSTMPoolClassifier, CNNClassifier
+    from trainers._config import CLASSIFIERS, TrainConfig, TrainResult
+    from trainers._crf import LinearChainCRF, iob2_allowed_transitions
+    from trainers._evaluate import classification_scores, ner_scores, repair_iob2
+    from trainers._loop import fit_and_evaluate
+    from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'trainers' has no attribute {name!r}")
+    value = getattr(import_module(f"trainers.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "CASING_CLASSES",

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from advisor.errors import ConfigError
+from trainers._errors import ConfigError
 
 __all__ = ["CLASSIFIERS", "TrainConfig", "TrainResult"]
 

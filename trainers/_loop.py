@@ -22,12 +22,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from advisor.data._corpus import Corpus
-from advisor.errors import ConfigError, InputError
-from advisor.features import TokenFeatures
 from trainers._classifier import make_classifier
 from trainers._config import TrainConfig, TrainResult
+from trainers._corpus import LabelledItems as Corpus
+from trainers._errors import ConfigError, InputError
 from trainers._evaluate import classification_scores, ner_scores, strict_f1
+from trainers._features import TokenFeatures
 from trainers._mix import ScalarMix, layer_norms
 from trainers._tagger import BiLSTMTagger, casing_ids
 

@@ -1,0 +1,26 @@
+"""What the trainers read of a labelled corpus: a structural type, so ``trainers`` needs nothing from ``advisor``.
+
+``advisor.data.Corpus`` satisfies it; so does any object with these attributes (tests may pass
+their own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+__all__ = ["LabelledItems"]
+
+
+class LabelledItems(Protocol):
+    """Items with gold labels: NER sentences (tokens and one tag per token) or texts with one label."""
+
+    task: str  # "ner" | "classify"
+    tokens: Sequence[Sequence[str]]
+    labels: Sequence[Any]
+    source: str
+    line_numbers: Sequence[int]
+
+    def __len__(self) -> int: ...
+
+    def label_counts(self) -> Any: ...
