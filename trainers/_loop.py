@@ -158,8 +158,14 @@ class _Model:
         return nn.functional.cross_entropy(logits, batch.targets)
 
     @torch.no_grad()
-    def predict(self, split: _Split, batch_size: int, device: torch.device) -> _Outputs:
-        """Predictions and p(gold) in the split's own item order, plus the mean loss."""
+    def predict(
+        self, split: _Split, batch_size: int, device: torch.device, with_probs: bool = True
+    ) -> _Outputs:
+        """Predictions and p(gold) in the split's own item order, plus the mean loss.
+
+        ``with_probs=False`` (the per-epoch dev pass) leaves ``gold_probs`` empty: early stopping
+        reads only the predictions and the loss, and per-token floats cost a Python loop.
+        """
         self.net.eval()
         predictions: list = [None] * len(split)
         gold_probs: list = [None] * len(split)
@@ -170,12 +176,14 @@ class _Model:
                 emissions = self.net.emissions(batch.vectors, batch.casing, batch.mask)
                 weight = int(batch.mask.sum())
                 total_loss += float(self.net.loss(emissions, batch.targets, batch.mask)) * weight
-                paths, probs = self.net.decode(emissions, batch.mask)
-                p_gold = probs.gather(2, batch.targets.unsqueeze(2)).squeeze(2).cpu().numpy()
+                paths, probs = self.net.decode(emissions, batch.mask, with_probs)
                 for row, item in enumerate(items.tolist()):
                     n = int(split.lengths[item])
                     predictions[item] = [self.labels[k] for k in paths[row][:n]]  # raw: scored strictly
-                    gold_probs[item] = [float(p) for p in p_gold[row, :n]]
+                if probs is not None:
+                    p_gold = probs.gather(2, batch.targets.unsqueeze(2)).squeeze(2).cpu().numpy()
+                    for row, item in enumerate(items.tolist()):
+                        gold_probs[item] = p_gold[row, : int(split.lengths[item])].tolist()
             else:
                 logits = self.net(batch.vectors, batch.mask)
                 weight = len(items)
@@ -382,7 +390,7 @@ def fit_and_evaluate(
                 loss = model.loss(train.batch(items, device))
                 loss.backward()
                 optimizer.step()
-            dev_out = model.predict(dev, inference_batch, device)
+            dev_out = model.predict(dev, inference_batch, device, with_probs=False)
             dev_score = model.primary_score(dev_corpus, dev_out.predictions)
             dev_history.append(dev_score)
             if _is_better(dev_score, dev_out.loss, best_score, best_loss):
