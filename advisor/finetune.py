@@ -55,8 +55,9 @@ def parse_finetune_sizes(value: str | Sequence[str | int] | None) -> tuple[str, 
     return tuple(dict.fromkeys(tokens))
 
 
-def plan_finetune(tokens: Sequence[str], plan: GridPlan) -> list[Cell]:
-    """The fine-tuned cells: each asked size x the grid's seeds, sizes ascending; out-of-range sizes raise E219."""
+def plan_finetune(tokens: Sequence[str], plan: GridPlan, n_seeds: int | None = None) -> list[Cell]:
+    """The fine-tuned cells: each asked size x the grid's first ``n_seeds`` seeds (default all), sizes
+    ascending; out-of-range sizes raise E219. Fewer seeds than the grid still pair in the bootstrap."""
     sizes: set[int] = set()
     for token in tokens:
         if token == "full":
@@ -72,7 +73,8 @@ def plan_finetune(tokens: Sequence[str], plan: GridPlan) -> list[Cell]:
             hint=f"give {_HINT}",
             code="E219",
         )
-    return [Cell(FINETUNED, size, seed) for size in sorted(sizes) for seed in plan.seeds]
+    seeds = plan.seeds if n_seeds is None else plan.seeds[: max(1, n_seeds)]
+    return [Cell(FINETUNED, size, seed) for size in sorted(sizes) for seed in seeds]
 
 
 def finetune_config(max_epochs: int | None, device: str, seed: int = 0) -> Any:

@@ -77,6 +77,7 @@ class RunSettings:
     ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
     finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
     finetune_epochs: int | None = None  # its epochs (default 3)
+    finetune_seeds: int | None = None  # its seeds: the grid's first N (default all)
 
     def __post_init__(self) -> None:
         unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
@@ -446,7 +447,7 @@ def _with_finetune(
     from advisor.finetune import FINETUNED, finetune_options, parse_finetune_sizes, plan_finetune
 
     tokens = parse_finetune_sizes(settings.finetune_sizes)
-    cells = plan_finetune(profile.finetune if tokens is None else tokens, plan)
+    cells = plan_finetune(profile.finetune if tokens is None else tokens, plan, settings.finetune_seeds)
     if not cells:
         return plan
     options[FINETUNED] = finetune_options(settings.contextual, settings.finetune_epochs, device)

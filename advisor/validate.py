@@ -90,6 +90,7 @@ def _check_finetune(settings: RunSettings) -> None:
 
     tokens = parse_finetune_sizes(settings.finetune_sizes)
     _at_least(settings.finetune_epochs, 1, "--finetune-epochs")
+    _at_least(settings.finetune_seeds, 1, "--finetune-seeds")
     if tokens or (tokens is None and profiles.get(settings.profile).finetune):
         encoder_layers(settings.contextual)  # the encoder it fine-tunes must load (config only)
 

@@ -60,6 +60,7 @@ def _settings(name: str, args: argparse.Namespace) -> RunSettings:
         static=args.static,
         finetune_sizes=args.finetune_sizes,
         finetune_epochs=args.finetune_epochs,
+        finetune_seeds=args.finetune_seeds,
         tracking_uri=f"sqlite:///{store}/mlflow.db",
         cache_dir=str(args.out / "cache"),
         difficulty=args.difficulty,
@@ -142,7 +143,8 @@ def bench_dataset(name: str, args: argparse.Namespace, console: Console) -> None
     console.print(
         f"{name}: {len(outcome.computed)} cells computed, {len(outcome.reused)} reused; wall {wall:.0f} s, "
         f"CPU (user+sys, incl. workers) {cpu:.0f} s; load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; "
-        f"fine-tuning {args.finetune_sizes} x {args.finetune_epochs or 3} epochs max; run {outcome.run_id}\n"
+        f"fine-tuning {args.finetune_sizes} x {args.finetune_epochs or 3} epochs max x "
+        f"{args.finetune_seeds or 'all'} seeds; run {outcome.run_id}\n"
     )
 
 
@@ -153,6 +155,7 @@ def main() -> None:
     parser.add_argument("--profile", default="default")
     parser.add_argument("--finetune-sizes", default="full")
     parser.add_argument("--finetune-epochs", type=int, default=3)
+    parser.add_argument("--finetune-seeds", type=int, default=None, help="default: the grid's seeds")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench_families"))
     parser.add_argument("--workers", type=int, default=None)

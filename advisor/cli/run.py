@@ -294,6 +294,12 @@ FinetuneSizesOpt = Annotated[
 FinetuneEpochsOpt = Annotated[
     int | None, typer.Option("--finetune-epochs", help="epochs of the fine-tuned reference (default 3)")
 ]
+FinetuneSeedsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--finetune-seeds", help="seeds of the fine-tuned reference: the grid's first N (default all)"
+    ),
+]
 UriOpt = Annotated[
     str | None,
     typer.Option(
@@ -353,6 +359,7 @@ def run(
     distill_layer: DistillLayerOpt = None,
     finetune_sizes: FinetuneSizesOpt = None,
     finetune_epochs: FinetuneEpochsOpt = None,
+    finetune_seeds: FinetuneSeedsOpt = None,
     tracking_uri: UriOpt = None,
     experiment: ExperimentOpt = "advisor",
     force: ForceOpt = False,
@@ -388,6 +395,7 @@ def run(
         distill_layer=distill_layer,
         finetune_sizes=finetune_sizes,
         finetune_epochs=finetune_epochs,
+        finetune_seeds=finetune_seeds,
         tracking_uri=tracking_uri,
         experiment=experiment,
         force=force,

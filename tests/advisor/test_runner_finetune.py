@@ -104,3 +104,4 @@ def test_profiles_decide_when_not_asked():
     cells = plan_finetune(profiles.get("thorough").finetune, plan)
     assert sorted({c.size for c in cells}) == [plan.sizes[(len(plan.sizes) - 1) // 2], 1000]
     assert {c.seed for c in cells} == set(plan.seeds)
+    assert {c.seed for c in plan_finetune(["full"], plan, n_seeds=2)} == {0, 1}

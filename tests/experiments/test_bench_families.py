@@ -39,6 +39,7 @@ def test_the_table_has_every_family_and_the_headroom_line(
         profile="quick",
         finetune_sizes="full",
         finetune_epochs=1,
+        finetune_seeds=None,
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         difficulty=False,
