@@ -1,4 +1,4 @@
-"""Where the grid's cells train: ``local`` worker processes (:mod:`advisor.runner`) or a Ray cluster.
+"""Where the grid's cells train: ``local`` worker processes (:mod:`advisor.pipeline`) or a Ray cluster.
 
 The Ray backend keeps the runner's contract: an iterator of ``(cell, result, seconds)`` in the order
 cells finish, with the driver logging every result to MLflow exactly as the local backend does.
@@ -23,7 +23,7 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E201, E217, E218
 from advisor.grid import Cell
 
 __all__ = ["BACKENDS", "check_backend", "ray_train_cells"]
@@ -34,20 +34,14 @@ BACKENDS = ("local", "ray")
 def check_backend(backend: str, ray_address: str | None) -> None:
     """A known backend; ``ray`` needs the optional extra; an address makes sense only with ``ray``."""
     if backend not in BACKENDS:
-        raise ConfigError(
-            f"unknown backend {backend!r}", hint=f"choose one of: {', '.join(BACKENDS)}", code="E210"
-        )
+        raise E201(kind="backend", name=backend, choices=", ".join(BACKENDS))
     if ray_address and backend != "ray":
-        raise ConfigError("--ray-address needs --backend ray", code="E210")
+        raise E217(option="--ray-address", requirement="--backend ray")
     if backend == "ray":
         try:
             import ray  # noqa: F401
         except ImportError:
-            raise ConfigError(
-                "--backend ray needs Ray, which is not installed",
-                hint='pip install "advisor[ray]"',
-                code="E210",
-            ) from None
+            raise E218(feature="--backend ray", package="Ray", extra="advisor[ray]") from None
 
 
 def _train_remote(
@@ -56,11 +50,11 @@ def _train_remote(
     """One cell on a Ray worker: the local training function, fed with this cell's state only."""
     import torch
 
-    from advisor.runner import _train_one
+    from advisor.pipeline import train_one
 
     torch.set_num_threads(1)  # one CPU per task, as a local worker process
     state = {"features": {cell.embedding: features}, "splits": splits, "orders": orders, "config": config}
-    return _train_one(cell, state)
+    return train_one(cell, state)
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from advisor._error_codes import E211, E213, E214
 from advisor.data import Corpus
-from advisor.errors import ConfigError
 from advisor.registry import Registry
 
 __all__ = [
@@ -118,25 +118,22 @@ def plan_grid(
 ) -> GridPlan:
     """Sizes ascending, then seeds, then embeddings: a stopped run leaves whole curve prefixes behind."""
     if sizes and fractions:
-        raise ConfigError("give --sizes or --fractions, not both", code="E210")
+        raise E213()
     if fractions:
         bad = [f for f in fractions if not 0 < f <= 1]
         if bad:
-            raise ConfigError(f"fractions must lie in (0, 1], got {bad}", code="E210")
+            raise E211(option="fractions", requirement=f"lie in (0, 1], got {bad}")
         sizes = [max(1, round(f * full_size)) for f in fractions]
     if sizes:
         too_big = [s for s in sizes if s > full_size or s < 1]
         if too_big:
-            raise ConfigError(
-                f"sizes {too_big} are outside 1..{full_size} (the training set has {full_size} items)",
-                code="E210",
-            )
+            raise E214(sizes=too_big, full_size=full_size)
         chosen = sorted(set(sizes))
     else:
         chosen = powers_of_two_sizes(full_size, profile.n_sizes, profile.min_size)
     n_seeds = profile.seeds if seeds is None else seeds
     if n_seeds < 1:
-        raise ConfigError("--seeds must be at least 1", code="E210")
+        raise E211(option="--seeds", requirement="be at least 1")
     seed_list = list(range(n_seeds))
     cells = [Cell(e, s, seed) for s in chosen for seed in seed_list for e in embeddings]
     return GridPlan(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E220, E225
 
 __all__ = [
     "DESCRIPTION_TAG",
@@ -42,11 +42,7 @@ def store_uri(tracking_uri: str | None) -> str:
 
     chosen = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
     if "://" not in chosen:
-        raise ConfigError(
-            f"tracking URI {chosen!r} is not a URI",
-            hint="use sqlite:///path/to/mlflow.db or http://host:port (the file store was removed in MLflow 3)",
-            code="E220",
-        )
+        raise E220(uri=chosen)
     return chosen
 
 
@@ -56,12 +52,7 @@ def require_store(tracking_uri: str | None) -> str:
     if chosen.startswith("sqlite:///"):
         path = Path(chosen.removeprefix("sqlite:///"))
         if not path.is_file():
-            raise ConfigError(
-                f"no MLflow store at {path.resolve()}",
-                hint="run `advisor run` first, run this from the folder you ran it in, "
-                "or pass --tracking-uri sqlite:///path/to/mlflow.db",
-                code="E230",
-            )
+            raise E225(path=path.resolve())
     return chosen
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E201
 
 __all__ = ["Registry", "embeddings", "metrics", "tasks"]
 
@@ -35,11 +35,7 @@ class Registry(Generic[T]):
         try:
             return self._items[name]
         except KeyError:
-            raise ConfigError(
-                f"unknown {self.kind} {name!r}",
-                hint=f"choose one of: {', '.join(self.names())}",
-                code="E201",
-            ) from None
+            raise E201(kind=self.kind, name=name, choices=", ".join(self.names())) from None
 
     def meta(self, name: str) -> dict[str, Any]:
         self.get(name)

@@ -7,33 +7,40 @@ show the same run. The order of work is what makes resume cheap and honest:
 2. cells already finished in that parent are skipped (nothing is featurized if nothing is pending);
 3. each pending embedding is featurized once for train/dev/test (the contextual features through the
    on-disk cache), and every subset reuses those rows;
-4. cells run sizes-ascending, so an interrupted run leaves whole curve prefixes behind;
+4. one worker runs cells sizes-ascending, so an interrupted run leaves whole curve prefixes behind;
+   a parallel pool starts the largest cells first, so no worker idles through a long last cell;
 5. the difficulty analysis, figures and verdict are recomputed from *all* finished cells.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import signal
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
+from advisor._error_codes import E202
 from advisor.data import DataSplits, read_splits
-from advisor.errors import ConfigError
-from advisor.grid import Cell, GridPlan, plan_grid, profiles, subset_indices, subset_order
-from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, environment_info, resolve_tracking_uri
-from advisor.vocabulary import PAPER_FAMILIES, embedding_choices, primary_metric
+from advisor.grid import Cell, GridPlan, profiles, subset_order
+from advisor.pipeline import (
+    CellOutcome,
+    CellSink,
+    RunPlan,
+    StageContext,
+    plan_run,
+    run_stages,
+    train_cells,
+    train_one,
+    worker_count,
+)
+from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, resolve_tracking_uri
+from advisor.vocabulary import PAPER_FAMILIES, embedding_choices
 
 __all__ = ["EMBEDDING_CHOICES", "ProgressEvent", "RunOutcome", "RunSettings", "run_analysis"]
+
+_train_one = train_one  # the name advisor.backends used before the executor moved to advisor.pipeline
 
 #: Registered embeddings, cheapest first (the CLI and the app offer these); a run defaults to the paper's three.
 EMBEDDING_CHOICES: tuple[str, ...] = tuple(embedding_choices())
@@ -82,11 +89,7 @@ class RunSettings:
     def __post_init__(self) -> None:
         unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
         if unknown or not self.embeddings:
-            raise ConfigError(
-                f"unknown embedding(s) {', '.join(unknown) or '(none given)'}",
-                hint=f"choose from: {', '.join(EMBEDDING_CHOICES)}",
-                code="E201",
-            )
+            raise E202(names=", ".join(unknown) or "(none given)", choices=", ".join(EMBEDDING_CHOICES))
         profiles.get(self.profile)
         from advisor.finetune import parse_finetune_sizes
 
@@ -121,72 +124,42 @@ class RunOutcome:
     resumed: bool
 
 
-def _device(requested: str | None) -> str:
-    if requested:
-        return requested
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def _embedding_options(settings: RunSettings, name: str, random_dim: int, device: str) -> dict[str, Any]:
-    if name == "contextual":
-        options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
-        if settings.contextual:
-            options["model"] = settings.contextual
-        if settings.cache_dir:
-            options["cache_dir"] = settings.cache_dir
-        return options
-    if name == "distilled":  # same encoder and pooling as contextual: it reads contextual's feature cache
-        options = {"pooling": settings.pooling, "device": device}
-        for option, value in (
-            ("model", settings.contextual),
-            ("cache_dir", settings.cache_dir),
-            ("layer", settings.distill_layer),
-        ):
-            if value is not None:
-                options[option] = value
-        return options
-    if name == "static":
-        return {"path": settings.static} if settings.static else {}
-    options = {"dim": random_dim}
-    if settings.static:
-        options["static_path"] = settings.static
-    return options
-
-
-def _key(payload: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:20]
-
-
-def _predictions_frame(task: str, corpus: Any, result: Any) -> pd.DataFrame:
-    """Per-item predictions as a table; NER tags are space-joined strings (one row per sentence)."""
-    if task == "ner":
-        return pd.DataFrame(
-            {
-                "item": np.arange(len(corpus)),
-                "line": corpus.line_numbers,
-                "gold": [" ".join(t) for t in corpus.labels],
-                "prediction": [" ".join(p) for p in result.predictions],
-                "correct": [float(g == p) for g, p in zip(corpus.labels, result.predictions, strict=True)],
-                "gold_prob": [float(np.mean(p)) if len(p) else float("nan") for p in result.gold_probs],
-            }
-        )
-    return pd.DataFrame(
-        {
-            "item": np.arange(len(corpus)),
-            "line": corpus.line_numbers,
-            "gold": corpus.labels,
-            "prediction": result.predictions,
-            "correct": [float(g == p) for g, p in zip(corpus.labels, result.predictions, strict=True)],
-            "gold_prob": [float(p) for p in result.gold_probs],
-        }
+def _read(
+    settings: RunSettings, splits: DataSplits | None, notify: Callable[[ProgressEvent], None]
+) -> DataSplits:
+    notify(ProgressEvent("read", message=Path(str(settings.data)).name))
+    return splits or read_splits(
+        settings.data,
+        settings.task,
+        dev=settings.dev,
+        test=settings.test,
+        text_col=settings.text_col,
+        label_col=settings.label_col,
+        seed=settings.split_seed,
+        strict=settings.strict,
     )
 
 
-def _predictions_from_frame(task: str, frame: pd.DataFrame) -> list[Any]:
-    values = frame.sort_values("item")["prediction"].tolist()
-    return [str(v).split() for v in values] if task == "ner" else [str(v) for v in values]
+def _open(
+    settings: RunSettings, plan: RunPlan, splits: DataSplits, notify: Callable[[ProgressEvent], None]
+) -> AnalysisTracker:
+    """Open or resume the parent run; a new one also gets its datasets and test tokens."""
+    tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
+    tracker.open(
+        plan.key,
+        f"{plan.name}-{settings.task}",
+        plan.params,
+        plan.tags,
+        force=settings.force,
+        on_wait=lambda message: notify(ProgressEvent("waiting", message=message)),
+    )
+    if not tracker.resumed:
+        from advisor.mlflow_views import log_dataset_inputs, log_test_tokens
+
+        log_dataset_inputs(tracker.client, tracker.parent_id, splits, plan.name)  # MLflow's "Datasets" column
+        log_test_tokens(tracker.client, tracker.parent_id, splits)  # the app's item explorer, even if killed
+    tracker.log_parent_tags({"advisor.total_cells": str(len(plan.grid.cells)), "advisor.device": plan.device})
+    return tracker
 
 
 def run_analysis(
@@ -201,216 +174,35 @@ def run_analysis(
     FAILED and a re-run computes only the missing cells.
     """
     from advisor.validate import validate_settings
-    from trainers import TrainConfig
 
     validate_settings(settings)  # before any MLflow run exists or any model is loaded
     notify = progress or (lambda event: None)
-    timings: dict[str, float] = {}
     started = time.perf_counter()
-    notify(ProgressEvent("read", message=Path(str(settings.data)).name))
-    splits = splits or read_splits(
-        settings.data,
-        settings.task,
-        dev=settings.dev,
-        test=settings.test,
-        text_col=settings.text_col,
-        label_col=settings.label_col,
-        seed=settings.split_seed,
-        strict=settings.strict,
-    )
-    timings["read"] = time.perf_counter() - started
-    profile = profiles.get(settings.profile)
-    plan: GridPlan = plan_grid(
-        len(splits.train), settings.embeddings, profile, settings.sizes, settings.fractions, settings.seeds
-    )
-    device = _device(settings.device)
-    random_dim = settings.random_dim or profile.random_dim
-    options = {e: _embedding_options(settings, e, random_dim, device) for e in plan.embeddings}
-    plan = _with_finetune(settings, profile, plan, options, device)
-    train_config = TrainConfig(
-        max_epochs=settings.max_epochs or profile.max_epochs, patience=profile.patience, device=device
-    )
-    config_for_key = {
-        k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
-    }
-    key_options = {
-        e: {k: v for k, v in o.items() if k not in ("device", "cache_dir")} for e, o in options.items()
-    }
-    key = _key(
-        {
-            "task": settings.task,
-            "data": splits.content_hash(),
-            "embeddings": key_options,
-            "train": config_for_key,
-            "split_seed": settings.split_seed,
-            "random_table": "per seed",
-        }
-    )
-    name = Path(str(settings.data)).name
-    primary = primary_metric(settings.task)
-    dataset_info = {
-        "name": name,
-        "path": str(settings.data),
-        "content_hash": splits.content_hash(),
-        "n_train": len(splits.train),
-        "n_dev": len(splits.dev),
-        "n_test": len(splits.test),
-        "labels": splits.train.label_set(),
-        "scheme": splits.train.scheme,
-        "split_method": splits.split_method,
-    }
-    params = {
-        "task": settings.task,
-        "dataset": name,
-        "dataset_hash": splits.content_hash(),
-        "n_train": len(splits.train),
-        "n_dev": len(splits.dev),
-        "n_test": len(splits.test),
-        "primary_metric": primary,
-        "profile": settings.profile,
-        "sizes": plan.sizes,
-        "seeds": len(plan.seeds),
-        "embeddings": plan.embeddings,
-        "contextual_model": settings.contextual or "packaged all-MiniLM-L6-v2",
-        "static_vectors": settings.static or "packaged GloVe 6B 50d",
-        "random_dim": random_dim,
-        "layer": settings.layer,
-        "pooling": settings.pooling,
-        "device": device,
-        "train_config": json.dumps(config_for_key),
-        "dataset_info": json.dumps(dataset_info),
-        "environment": json.dumps(environment_info()),
-    }
-    tags = {
-        **settings.tags,
-        "advisor.task": settings.task,
-        "advisor.dataset": name,
-        "advisor.profile": settings.profile,
-    }
-    if settings.price_per_hour is not None:
-        tags["advisor.price_per_hour"] = str(settings.price_per_hour)
-    tracker = AnalysisTracker(settings.tracking_uri or resolve_tracking_uri(None), settings.experiment)
-    tracker.open(
-        key,
-        f"{name}-{settings.task}",
-        params,
-        tags,
-        force=settings.force,
-        on_wait=lambda message: notify(ProgressEvent("waiting", message=message)),
-    )
-    if not tracker.resumed:
-        from advisor.mlflow_views import log_dataset_inputs, log_test_tokens
-
-        log_dataset_inputs(tracker.client, tracker.parent_id, splits, name)  # MLflow's "Datasets" column
-        log_test_tokens(tracker.client, tracker.parent_id, splits)  # the app's item explorer, even if killed
-    tracker.log_parent_tags({"advisor.total_cells": str(len(plan.cells)), "advisor.device": device})
+    splits = _read(settings, splits, notify)
+    timings: dict[str, float] = {"read": time.perf_counter() - started}
+    plan = plan_run(settings, splits, (_finetune_extension,))
+    tracker = _open(settings, plan, splits, notify)
+    total = len(plan.grid.cells)
     pending = [
-        c for c in plan.cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)
+        c for c in plan.grid.cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)
     ]
-    reused = [c for c in plan.cells if c not in pending]
+    reused = [c for c in plan.grid.cells if c not in pending]
     notify(
         ProgressEvent(
-            "plan",
-            done=len(reused),
-            total=len(plan.cells),
-            message=f"{len(pending)} cells to compute",
-            run_id=tracker.parent_id,
+            "plan", len(reused), total, f"{len(pending)} cells to compute", run_id=tracker.parent_id
         )
     )
-    status = "FAILED"
-    analysed = False
-    computed: list[Cell] = []
-    cells_done: Iterator[tuple[Cell, Any, float]] | None = None
+    sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
+    status, analysed = "FAILED", False
+    cells: Iterator[CellOutcome] | None = None
     try:
-        predictions: dict[tuple[str, int, int], list[Any]] = {}
         if pending:
-            features = _featurize(plan, pending, options, splits, tracker, timings, notify)
-            orders = {seed: subset_order(splits.train, seed) for seed in plan.seeds}
-            _WORKER_STATE.update(
-                features=features, splits=splits, orders=orders, config=train_config.to_dict()
-            )
-            for cell in pending:
-                tracker.child(
-                    cell.embedding, cell.seed, {"embedding": cell.embedding, **options[cell.embedding]}
-                )
-            n_workers = _worker_count(settings.workers, device, len(pending))
+            cells, n_workers = _start_cells(settings, plan, pending, splits, tracker, timings, notify)
             t_train = time.perf_counter()
-            frozen = [c for c in pending if c.embedding in plan.embeddings]
-            if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
-                from advisor.backends import ray_train_cells
-
-                cells_done = ray_train_cells(
-                    frozen, dict(_WORKER_STATE), settings.workers, settings.ray_address, device
-                )
-            else:
-                cells_done = _train_cells(frozen, n_workers)
-            if len(frozen) < len(pending):  # the fine-tuned reference: in this process, after the rest
-                from advisor.finetune import then_finetune
-
-                cells_done = then_finetune(cells_done, pending, options, splits)
-            for cell, result, seconds in cells_done:
-                timings[f"train.{cell.embedding}"] = (
-                    timings.get(f"train.{cell.embedding}", 0.0) + result.train_seconds
-                )
-                timings["evaluate"] = (
-                    timings.get("evaluate", 0.0) + result.inference_ms_per_item * len(splits.test) / 1000
-                )
-                t1 = time.perf_counter()
-                metrics = {
-                    "score": result.score,
-                    primary: result.score,
-                    "dev_score": result.dev_score,
-                    "train_seconds": result.train_seconds,
-                    "inference_ms_per_item": result.inference_ms_per_item,
-                    "peak_memory_mb": result.peak_memory_mb,
-                    "n_params": result.n_params,
-                    "epochs": result.epochs,
-                    **{f"eval_{k}": v for k, v in result.scores.items() if k != primary},
-                    **{k: v for k, v in result.to_dict().items() if k.startswith("mix_")},
-                }
-                tracker.log_cell(
-                    cell.embedding,
-                    cell.size,
-                    cell.seed,
-                    metrics,
-                    _predictions_frame(settings.task, splits.test, result),
-                )
-                timings["logging"] = timings.get("logging", 0.0) + time.perf_counter() - t1
-                predictions[(cell.embedding, cell.size, cell.seed)] = result.predictions
-                computed.append(cell)
-                notify(
-                    ProgressEvent(
-                        "cell",
-                        done=len(reused) + len(computed),
-                        total=len(plan.cells),
-                        cell=cell,
-                        score=result.score,
-                        seconds=seconds,
-                    )
-                )
-                if fail_after is not None and len(computed) >= fail_after:
-                    raise RuntimeError(f"injected failure after {fail_after} cells")
-            timings["train_wall"] = time.perf_counter() - t_train
-            timings["workers"] = float(n_workers)
-        if computed or not _has_analysis(tracker):
-            t2 = time.perf_counter()
-            notify(
-                ProgressEvent(
-                    "analysis", done=len(plan.cells), total=len(plan.cells), message="difficulty and verdict"
-                )
-            )
-            for cell in reused:
-                frame = tracker.load_predictions(cell.embedding, cell.seed, cell.size)
-                predictions[(cell.embedding, cell.size, cell.seed)] = _predictions_from_frame(
-                    settings.task, frame
-                )
-            from advisor.costs import serving_stage
-
-            t_serve = time.perf_counter()  # raw text -> prediction per embedding; kept on resume
-            serving_stage(tracker, dict(options), splits, train_config, device)  # + fine-tuned reference
-            timings["serving"] = time.perf_counter() - t_serve
-            _analyse(settings, splits, tracker, predictions, timings)
-            timings["analysis"] = time.perf_counter() - t2
+            _train(cells, sink, total, reused, notify, fail_after)
+            timings["train_wall"], timings["workers"] = time.perf_counter() - t_train, float(n_workers)
+        if sink.computed or not _has_analysis(tracker):
+            _analyse(settings, plan, splits, sink, reused, notify)
             analysed = True
         status = "FINISHED"
     except KeyboardInterrupt:
@@ -418,24 +210,94 @@ def run_analysis(
         raise
     finally:
         timings["total"] = time.perf_counter() - started
-        if cells_done is not None:  # stop workers / Ray tasks now, not when the traceback is collected
-            cells_done.close()
+        if cells is not None:  # stop workers / Ray tasks now, not when the traceback is collected
+            cells.close()
         tracker.close(status)
     if analysed:  # after close: the report states the run's final status, not RUNNING
         from advisor.report import log_final_report
 
         timings["report"] = log_final_report(tracker.client, tracker.parent_id, tracker.tracking_uri)
-    notify(ProgressEvent("done", done=len(plan.cells), total=len(plan.cells)))
+    notify(ProgressEvent("done", done=total, total=total))
     return RunOutcome(
         run_id=tracker.parent_id,
         experiment=settings.experiment,
         tracking_uri=tracker.tracking_uri,
-        computed=computed,
+        computed=sink.computed,
         reused=reused,
         timings=timings,
-        device=device,
+        device=plan.device,
         resumed=tracker.resumed,
     )
+
+
+def _start_cells(
+    settings: RunSettings,
+    plan: RunPlan,
+    pending: list[Cell],
+    splits: DataSplits,
+    tracker: AnalysisTracker,
+    timings: dict[str, float],
+    notify: Callable[[ProgressEvent], None],
+) -> tuple[Iterator[CellOutcome], int]:
+    """Featurize what the pending cells need, open their child runs, and start the executor."""
+    features = _featurize(plan.grid, pending, plan.options, splits, tracker, timings, notify)
+    orders = {seed: subset_order(splits.train, seed) for seed in plan.grid.seeds}
+    state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
+    for cell in pending:
+        tracker.child(
+            cell.embedding, cell.seed, {"embedding": cell.embedding, **plan.options[cell.embedding]}
+        )
+    n_workers = worker_count(settings.workers, plan.device, len(pending))
+    frozen = [c for c in pending if c.embedding in plan.grid.embeddings]
+    if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
+        from advisor.backends import ray_train_cells
+
+        cells = ray_train_cells(frozen, state, settings.workers, settings.ray_address, plan.device)
+    else:
+        cells = train_cells(frozen, state, n_workers)
+    if len(frozen) < len(pending):  # the fine-tuned reference: in this process, after the rest
+        from advisor.finetune import then_finetune
+
+        cells = then_finetune(cells, pending, plan.options, splits)
+    return cells, n_workers
+
+
+def _train(
+    cells: Iterator[CellOutcome],
+    sink: CellSink,
+    total: int,
+    reused: list[Cell],
+    notify: Callable[[ProgressEvent], None],
+    fail_after: int | None,
+) -> None:
+    """Log every cell as it finishes and report progress."""
+    for cell, result, seconds in cells:
+        sink.log(cell, result)
+        done = len(reused) + len(sink.computed)
+        notify(ProgressEvent("cell", done, total, cell=cell, score=result.score, seconds=seconds))
+        if fail_after is not None and len(sink.computed) >= fail_after:
+            raise RuntimeError(f"injected failure after {fail_after} cells")
+
+
+def _analyse(
+    settings: RunSettings,
+    plan: RunPlan,
+    splits: DataSplits,
+    sink: CellSink,
+    reused: list[Cell],
+    notify: Callable[[ProgressEvent], None],
+) -> None:
+    """Serving costs, then the analysis stages, from every finished cell."""
+    from advisor.costs import serving_stage
+
+    t0, total, timings = time.perf_counter(), len(plan.grid.cells), sink.timings
+    notify(ProgressEvent("analysis", done=total, total=total, message="difficulty and verdict"))
+    sink.reuse(reused)
+    t_serve = time.perf_counter()  # raw text -> prediction per embedding; kept on resume
+    serving_stage(sink.tracker, dict(plan.options), splits, plan.train_config, plan.device)  # + fine-tuned
+    timings["serving"] = time.perf_counter() - t_serve
+    run_stages(StageContext(settings, splits, sink.tracker, sink.predictions, timings))
+    timings["analysis"] = time.perf_counter() - t0
 
 
 def _with_finetune(
@@ -454,90 +316,52 @@ def _with_finetune(
     return replace(plan, cells=[*plan.cells, *cells])
 
 
-# Read by training workers. Set before the pool forks, so every worker shares the (read-only)
-# feature matrices copy-on-write instead of receiving them through a pipe.
-_WORKER_STATE: dict[str, Any] = {}
+def _finetune_extension(
+    settings: RunSettings, grid: GridPlan, options: dict[str, Any], device: str
+) -> GridPlan:
+    return _with_finetune(settings, profiles.get(settings.profile), grid, options, device)
 
 
-def _worker_count(requested: int | None, device: str, n_cells: int) -> int:
-    """Parallel CPU workers (one torch thread each); CUDA cannot be used from forked workers."""
-    if requested is not None:
-        if requested < 1:
-            raise ConfigError("--workers must be at least 1", code="E210")
-        return 1 if device.startswith("cuda") else min(requested, n_cells)
-    if device.startswith("cuda") or sys.platform != "linux":
-        return 1
-    return max(1, min(os.cpu_count() or 1, 8, n_cells))
+_FEATURIZE_ORDER = ("static", "random", "contextual", "distilled")  # static first: random matches its norm
 
 
-def _worker_init() -> None:
-    import torch
+def _fit_embedding(
+    name: str,
+    opts: dict[str, Any],
+    pending: list[Cell],
+    splits: DataSplits,
+    notify: Callable[[ProgressEvent], None],
+) -> tuple[Any, Any]:
+    """(features, embedding): random gets one table per seed (drawn from the cell seed, see
+    advisor.embeddings._random); the others featurize train/dev/test once."""
+    from advisor.embeddings import make_embedding
 
-    torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
-    # Ctrl-C and the app's Stop reach the whole process group; only the parent decides what they
-    # mean (runs end KILLED). Workers ignore both and are killed by the parent.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if name == "random":
+        tables = {}
+        for seed in sorted({c.seed for c in pending if c.embedding == "random"}):
+            tables[seed] = embedding = make_embedding(name, **{**opts, "seed": seed})
+            embedding.fit(splits.train)
+        return tables, embedding
+    embedding = make_embedding(name, **opts)
+    if hasattr(embedding, "on_progress"):  # the encoder reports batches: items/s and ETA
+        from advisor.progress import FeaturizeMeter
 
-
-def _train_one(cell: Cell, state: dict[str, Any] | None = None) -> tuple[Cell, Any, float]:
-    """Train one cell from ``state`` (default: the forked workers' module global; Ray passes its own)."""
-    from trainers import TrainConfig, fit_and_evaluate
-
-    t0 = time.perf_counter()
-    state = _WORKER_STATE if state is None else state
-    splits: DataSplits = state["splits"]
-    idx = subset_indices(state["orders"][cell.seed], cell.size)
-    entry = state["features"][cell.embedding]
-    if isinstance(entry, dict):  # random: one table per seed, looked up here (cheap; memory per cell)
-        table = entry[cell.seed]
-        train_feats = table.featurize(splits.train.subset(idx))
-        dev_feats, test_feats = table.featurize(splits.dev), table.featurize(splits.test)
-    else:
-        train_feats, dev_feats, test_feats = entry
-        train_feats = train_feats.subset(idx)
-    config = TrainConfig(**{**state["config"], "seed": cell.seed})
-    result = fit_and_evaluate(
-        train_feats,
-        splits.train.subset(idx),
-        dev_feats,
-        splits.dev,
-        test_feats,
-        splits.test,
-        config,
-    )
-    return cell, result, time.perf_counter() - t0
+        parts = [len(splits.train), len(splits.dev), len(splits.test)]
+        embedding.on_progress = FeaturizeMeter(name, parts, notify, ProgressEvent)
+    embedding.fit(splits.train)
+    return tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test)), embedding
 
 
-def _train_cells(cells: list[Cell], n_workers: int) -> Iterator[tuple[Cell, Any, float]]:
-    """Yield (cell, result, seconds) as cells finish; results are identical whatever the worker count."""
-    if n_workers <= 1:
-        for cell in cells:
-            yield _train_one(cell)
-        return
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-    pool = ProcessPoolExecutor(
-        n_workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init
-    )
-    finished_cleanly = False
-    try:
-        queue = list(cells)
-        running = {pool.submit(_train_one, queue.pop(0)) for _ in range(min(n_workers, len(queue)))}
-        while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                # Keep exactly n_workers cells in flight, in grid order (sizes ascending).
-                if queue:
-                    running.add(pool.submit(_train_one, queue.pop(0)))
-                yield future.result()
-        finished_cleanly = True
-    finally:
-        if not finished_cleanly:  # error or Ctrl-C: stop the workers now, not after their current cell
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()  # SIGKILL: workers ignore SIGINT/SIGTERM
-        pool.shutdown(wait=True, cancel_futures=True)
+def _embedding_info(name: str, embedding: Any) -> dict[str, Any]:
+    described = embedding.describe()
+    return {
+        "embedding": name,
+        "model": str(described.get("model", described.get("path", name))),
+        "dim": int(embedding.dim),
+        "embedding_bytes": int(embedding.storage_bytes),
+        "cache_hit": bool(getattr(embedding, "last_cache_hit", False)),
+        **{f"info_{k}": v for k, v in described.items() if isinstance(v, int | float | str)},
+    }
 
 
 def _featurize(
@@ -550,61 +374,34 @@ def _featurize(
     notify: Callable[[ProgressEvent], None],
 ) -> dict[str, tuple[Any, Any, Any]]:
     """Featurize train/dev/test once per embedding that still has pending cells."""
-    from advisor.embeddings import make_embedding
-
     needed = [e for e in plan.embeddings if any(c.embedding == e for c in pending)]
-    features: dict[str, tuple[Any, Any, Any]] = {}
-    info = []
-    metrics: dict[str, float] = {}
-    static_norm = None
-    for name in sorted(needed, key=lambda e: ("static", "random", "contextual", "distilled").index(e)):
+    features: dict[str, Any] = {}
+    info, metrics, static_norm = [], {}, None
+    n_items = len(splits.train) + len(splits.dev) + len(splits.test)
+    for name in sorted(needed, key=_FEATURIZE_ORDER.index):
         notify(ProgressEvent("featurize", message=f"featurizing with {name}"))
         t0 = time.perf_counter()
         opts = dict(options[name])
         if name == "random" and static_norm is not None and "target_norm" not in opts:
             opts["target_norm"] = static_norm
-        if name == "random":  # one table per seed, drawn from the cell seed (see advisor.embeddings._random)
-            tables = {}
-            for seed in sorted({c.seed for c in pending if c.embedding == "random"}):
-                tables[seed] = embedding = make_embedding(name, **{**opts, "seed": seed})
-                embedding.fit(splits.train)
-            features[name] = tables
-        else:
-            embedding = make_embedding(name, **opts)
-            if hasattr(embedding, "on_progress"):  # the encoder reports batches: items/s and ETA
-                from advisor.progress import FeaturizeMeter
-
-                parts = [len(splits.train), len(splits.dev), len(splits.test)]
-                embedding.on_progress = FeaturizeMeter(name, parts, notify, ProgressEvent)
-            embedding.fit(splits.train)
-            features[name] = tuple(
-                embedding.featurize(part) for part in (splits.train, splits.dev, splits.test)
-            )
+        features[name], embedding = _fit_embedding(name, opts, pending, splits, notify)
         seconds = time.perf_counter() - t0
         if name == "static":
             static_norm = float(embedding.mean_norm)
-        timings[f"featurize.{name}"] = seconds
-        n_items = len(splits.train) + len(splits.dev) + len(splits.test)
-        metrics[f"featurize_seconds.{name}"] = seconds
+        timings[f"featurize.{name}"] = metrics[f"featurize_seconds.{name}"] = seconds
         metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
-        described = embedding.describe()
-        info.append(
-            {
-                "embedding": name,
-                "model": str(described.get("model", described.get("path", name))),
-                "dim": int(embedding.dim),
-                "embedding_bytes": int(embedding.storage_bytes),
-                "cache_hit": bool(getattr(embedding, "last_cache_hit", False)),
-                **{f"info_{k}": v for k, v in described.items() if isinstance(v, int | float | str)},
-            }
-        )
+        info.append(_embedding_info(name, embedding))
     tracker.log_parent_metrics(metrics)
     tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
     if "contextual" in features:  # how contextual the encoder is on this data (advisor.contextuality)
         from advisor.contextuality import run_contextuality_stage
 
         timings["contextuality"] = run_contextuality_stage(
-            options["contextual"], splits.train, tracker.client, tracker.parent_id
+            options["contextual"],
+            splits.train,
+            tracker.client,
+            tracker.parent_id,
+            tracker.log_parent_params_once,
         )
     return features
 
@@ -613,87 +410,3 @@ def _has_analysis(tracker: AnalysisTracker) -> bool:
     return any(
         a.path == "analysis/curves.json" for a in tracker.client.list_artifacts(tracker.parent_id, "analysis")
     )
-
-
-def _analyse(
-    settings: RunSettings,
-    splits: DataSplits,
-    tracker: AnalysisTracker,
-    predictions: dict[tuple[str, int, int], list[Any]],
-    timings: dict[str, float],
-) -> None:
-    """Difficulty gaps, learning-curve figure and verdict, from every finished cell."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    from advisor.tracking import load_analysis
-
-    if settings.difficulty:
-        from advisor.difficulty import gap_analysis, item_metrics, plot_gaps
-
-        t0 = time.perf_counter()
-        items = item_metrics(splits.train, splits.test, spacy_model=settings.spacy_model)
-        # Difficulty values come from the full training set: only full-data cells match them (a smaller
-        # subset saw other words), so smaller sizes get no slice rows (an interrupted run keeps them all).
-        at_full = {k: v for k, v in predictions.items() if k[1] == len(splits.train)} or predictions
-        gaps = gap_analysis(settings.task, splits.train, splits.test, at_full, table=items)
-        tracker.log_table(items, "analysis/items.json")
-        tracker.log_table(gaps, "analysis/gaps.json")
-        if len(gaps) and gaps["n_items"].gt(0).any():  # one embedding, or no splittable metric: no figure
-            figure = plot_gaps(gaps)
-            tracker.log_figure(figure, "figures/difficulty_gaps.png")
-            plt.close(figure)
-        largest = gaps[gaps["size"] == gaps["size"].max()] if len(gaps) else gaps
-        slice_metrics = {}
-        for row in largest.itertuples():
-            slice_metrics[f"gap.{row.metric}.{row.pair}.{row.slice}"] = row.gap
-        if slice_metrics:
-            tracker.log_parent_metrics(slice_metrics)
-        timings["difficulty"] = time.perf_counter() - t0
-    from advisor.verdict._resample import log_item_scores
-
-    log_item_scores(tracker, settings.task, splits.test.labels, predictions)  # what the bootstrap resamples
-    from advisor.contextuality import log_mix_weights
-
-    log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)  # which layers the task used
-    analysis = load_analysis(tracker.parent_id, tracker.tracking_uri)
-    tracker.log_table(analysis.curves, "analysis/curves.json")
-    from advisor.plots import plot_learning_curves
-
-    figure = plot_learning_curves(analysis)
-    tracker.log_figure(figure, "figures/learning_curves.png")
-    plt.close(figure)
-    from advisor.verdict import recommend
-
-    recommendation = recommend(analysis)
-    verdict = recommendation.to_dict()
-    tracker.log_parent_tags({"advisor.verdict": str(verdict.get("verdict", ""))})
-    tracker.client.log_dict(tracker.parent_id, verdict, "analysis/verdict.json")
-    # -- gain model (advisor.gain, issue 8): where does context help? ----------------------------------
-    if settings.difficulty:
-        _fit_and_log_gain_model(settings, splits, tracker, predictions, timings)
-
-
-def _fit_and_log_gain_model(
-    settings: RunSettings,
-    splits: DataSplits,
-    tracker: AnalysisTracker,
-    predictions: dict[tuple[str, int, int], list[Any]],
-    timings: dict[str, float],
-) -> None:
-    """Fit and log the gain model; a grid it cannot use (no baseline, tiny test split) is noted, not fatal."""
-    from advisor.errors import AdvisorError
-    from advisor.gain import fit_gain_model, log_gain_model
-
-    t0 = time.perf_counter()
-    try:
-        result = fit_gain_model(
-            settings.task, splits.train, splits.test, predictions, spacy_model=settings.spacy_model
-        )
-    except AdvisorError as error:
-        tracker.log_parent_tags({"advisor.gain_skipped": error.message})
-        return
-    log_gain_model(result, tracker)
-    timings["gain_model"] = time.perf_counter() - t0

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from advisor._error_codes import E114, E211, E213
 from advisor.data import TASKS
 from advisor.data._hf import is_hf_spec
 from advisor.data._text import check_file
@@ -102,7 +103,7 @@ def _check_task(task: str) -> None:
 
 def _at_least(value: int | None, minimum: int, option: str) -> None:
     if value is not None and (isinstance(value, bool) or value < minimum):
-        raise ConfigError(f"{option} must be at least {minimum}, got {value}", code="E210")
+        raise E211(option=option, requirement=f"be at least {minimum}, got {value}")
 
 
 def _check_numbers(settings: RunSettings) -> None:
@@ -112,14 +113,14 @@ def _check_numbers(settings: RunSettings) -> None:
     _at_least(settings.max_epochs, 1, "max_epochs")
     _at_least(settings.random_dim, 1, "random_dim")
     if not 0 <= settings.split_seed <= _MAX_SEED:
-        raise ConfigError(f"--split-seed must lie in 0..{_MAX_SEED}, got {settings.split_seed}", code="E210")
+        raise E211(option="--split-seed", requirement=f"lie in 0..{_MAX_SEED}, got {settings.split_seed}")
     if settings.sizes and settings.fractions:
-        raise ConfigError("give --sizes or --fractions, not both", code="E210")
+        raise E213()
     if settings.sizes and min(settings.sizes) < 1:
-        raise ConfigError(f"--sizes must be positive, got {settings.sizes}", code="E210")
+        raise E211(option="--sizes", requirement=f"be positive, got {settings.sizes}")
     bad = [f for f in settings.fractions or [] if not 0 < f <= 1]  # NaN fails too
     if bad:
-        raise ConfigError(f"--fractions must lie in (0, 1], got {bad}", code="E210")
+        raise E211(option="--fractions", requirement=f"lie in (0, 1], got {bad}")
 
 
 def check_data_path(path: str | os.PathLike[str], role: str) -> None:
@@ -127,7 +128,7 @@ def check_data_path(path: str | os.PathLike[str], role: str) -> None:
     text = str(path)
     if text.startswith("hf:"):
         if not text[3:].strip(":").strip():
-            raise ConfigError(f"{role}: {text!r} names no dataset", hint="use hf:NAME[:CONFIG]", code="E120")
+            raise E114(role=role, text=text)
         return
     if Path(text).expanduser().is_dir():
         if not is_hf_spec(text):

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E201, E210, E211
 from advisor.registry import embeddings, tasks
 
 __all__ = [
@@ -72,9 +72,7 @@ def family(name: str) -> Family:
     try:
         return FAMILIES[name]
     except KeyError:
-        raise ConfigError(
-            f"unknown embedding family {name!r}", hint=f"choose one of: {', '.join(FAMILIES)}", code="E201"
-        ) from None
+        raise E201(kind="embedding family", name=name, choices=", ".join(FAMILIES)) from None
 
 
 def ordered(names: Iterable[str]) -> list[str]:
@@ -232,11 +230,7 @@ def parse_list(
     try:
         values = [cast(p) for p in parts]
     except ValueError:
-        raise ConfigError(
-            f"cannot read {text!r} as {what}",
-            hint="write values separated by commas, e.g. 100,200,400",
-            code="E210",
-        ) from None
+        raise E210(text=text, what=what) from None
     if positive and any(v <= 0 for v in values):
-        raise ConfigError(f"{what} must be positive, got {text!r}", code="E210")
+        raise E211(option=what, requirement=f"be positive, got {text!r}")
     return values

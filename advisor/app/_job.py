@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from advisor.errors import ConfigError
+from advisor import vocabulary
 from advisor.runner import RunSettings
 
 __all__ = [
@@ -38,21 +38,8 @@ _LAUNCH = "from advisor.cli import main; main()"
 
 
 def parse_list(text: str, cast: type[int] | type[float], what: str) -> list | None:
-    """``"100, 200,400"`` -> ``[100, 200, 400]``; empty text -> None (the profile decides)."""
-    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
-    if not parts:
-        return None
-    try:
-        values = [cast(p) for p in parts]
-    except ValueError:
-        raise ConfigError(
-            f"cannot read {text!r} as {what}",
-            hint="write numbers separated by commas, e.g. 100,200,400",
-            code="E210",
-        ) from None
-    if any(v <= 0 for v in values):
-        raise ConfigError(f"{what} must be positive, got {text!r}", code="E210")
-    return values
+    """``"100, 200,400"`` -> ``[100, 200, 400]``; empty text -> None (the profile decides); positive only."""
+    return vocabulary.parse_list(text, cast, what, positive=True)
 
 
 def display_command(command: list[str]) -> str:

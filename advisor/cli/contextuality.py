@@ -15,10 +15,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
-from advisor.errors import ConfigError
 
 __all__ = ["contextuality_command", "render_contextuality"]
 
@@ -81,8 +81,8 @@ def contextuality_command(
     from advisor.tracking import AnalysisTracker, resolve_tracking_uri
 
     if min_count < 2 or max_occurrences < min_count:
-        raise ConfigError(
-            "--min-count must be at least 2 and --max-occurrences at least --min-count", code="E210"
+        raise E211(
+            option="--min-count", requirement="be at least 2 and --max-occurrences at least --min-count"
         )
     splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
     for warning in dict.fromkeys(splits.warnings):

@@ -14,10 +14,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
-from advisor.errors import ConfigError
 
 __all__ = ["layers_command", "render_layer_sweep"]
 
@@ -78,9 +78,9 @@ def layers_command(
     from advisor.contextuality._sweep import layer_sweep, log_layer_sweep
 
     if seeds < 1:
-        raise ConfigError("--seeds must be at least 1", code="E210")
+        raise E211(option="--seeds", requirement="be at least 1")
     if size is not None and size < 1:
-        raise ConfigError("--size must be at least 1", code="E210")
+        raise E211(option="--size", requirement="be at least 1")
     splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)

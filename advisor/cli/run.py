@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from advisor._error_codes import E215
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt
 from advisor.errors import ConfigError
@@ -48,7 +49,7 @@ def _parse_tags(values: list[str]) -> dict[str, str]:
     for value in values:
         key, sep, text = value.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--tag needs KEY=VALUE, got {value!r}", code="E210")
+            raise E215(value=value)
         tags[key] = text
     return tags
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from advisor._error_codes import E115
 from advisor.data._classify import LABEL_COLUMNS, TEXT_COLUMNS, tokenize
 from advisor.data._corpus import Corpus
 from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
-from advisor.errors import ConfigError, InputError
+from advisor.errors import InputError
 
 __all__ = ["is_hf_spec", "read_hf"]
 
@@ -41,11 +42,11 @@ def _load(spec: str) -> Any:
             return datasets.load_from_disk(str(folder))
         return datasets.load_dataset("parquet", data_dir=str(folder))
     except Exception as error:  # network, missing config, unknown name: all end the same way for the user
-        raise ConfigError(
-            f"could not load dataset {spec!r}: {type(error).__name__}: {str(error).splitlines()[0][:300]}",
+        raise E115(
+            spec=spec,
+            reason=f"{type(error).__name__}: {str(error).splitlines()[0][:300]}",
             hint="hub names need internet access (or a local cache); offline, save the dataset with "
             "Dataset.save_to_disk on a connected machine and pass that directory",
-            code="E120",
         ) from None
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from advisor._error_codes import E212, E216
 from advisor.data._corpus import Corpus
-from advisor.errors import ConfigError
 from advisor.features import TokenFeatures
 from advisor.registry import embeddings
 from advisor.vocabulary import PAPER_FAMILIES
@@ -111,7 +111,7 @@ def as_flag(name: str, value: object) -> bool:
         return True
     if text in ("0", "false", "no", "off"):
         return False
-    raise ConfigError(f"option {name} must be true or false, got {value!r}", code="E212")
+    raise E212(name=name, value=value)
 
 
 def _option_names(cls: type) -> list[str]:
@@ -125,9 +125,5 @@ def make_embedding(name: str, **options: Any) -> Embedding:
     allowed = _option_names(cls)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ConfigError(
-            f"unknown option(s) for the {name} embedding: {', '.join(unknown)}",
-            hint=f"allowed options: {', '.join(allowed)}",
-            code="E210",
-        )
+        raise E216(name=name, options=", ".join(unknown), allowed=", ".join(allowed))
     return cls(**options)

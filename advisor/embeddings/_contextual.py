@@ -31,10 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from advisor._error_codes import E229
 from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
 from advisor.embeddings._cache import FeatureCache, tokens_hash
-from advisor.errors import ConfigError
+from advisor.errors import AdvisorError, ConfigError
 from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
@@ -223,19 +224,23 @@ class ContextualEmbedding(Embedding):
             kwargs["revision"] = self.revision
         return kwargs
 
-    def _offline_error(self, what: str, exc: Exception) -> ConfigError:
+    def _offline_error(self, what: str, exc: Exception) -> AdvisorError:
         if self.is_local:
-            return ConfigError(
-                f"cannot load the {what} from {self.model_ref}: {exc}",
-                hint="the directory must hold a Hugging Face model saved with save_pretrained (config.json, weights, tokenizer)",
-                code="E230",
+            return E229(
+                what=what,
+                source=f"from {self.model_ref}",
+                reason=exc,
+                hint="the directory must hold a Hugging Face model saved with save_pretrained "
+                "(config.json, weights, tokenizer)",
             )
         rev = f" at revision {self.revision!r}" if self.revision else ""
-        return ConfigError(
-            f"cannot load the {what} of {self.model_ref!r}{rev}: it is not in the local Hugging Face cache and the hub cannot be reached ({type(exc).__name__})",
-            hint="run once with internet access (unset HF_HUB_OFFLINE) to download it, or pass a local model directory; "
-            "with no argument the packaged all-MiniLM-L6-v2 works offline",
-            code="E230",
+        return E229(
+            what=what,
+            source=f"of {self.model_ref!r}{rev}",
+            reason="it is not in the local Hugging Face cache and the hub cannot be reached "
+            f"({type(exc).__name__})",
+            hint="run once with internet access (unset HF_HUB_OFFLINE) to download it, "
+            "or pass a local model directory; with no argument the packaged all-MiniLM-L6-v2 works offline",
         )
 
     def _load_config(self) -> Any:

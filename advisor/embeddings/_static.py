@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from advisor._error_codes import E123
 from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, default_cache_dir
 from advisor.errors import ConfigError, InputError
@@ -110,11 +111,7 @@ def load_vectors(path: str | Path | None = None, cache_dir: str | Path | None = 
         return _packaged_glove()
     file = Path(path).expanduser()
     if not file.is_file():
-        raise ConfigError(
-            f"word-vectors file not found: {file}",
-            hint="pass a GloVe/word2vec/fastText text file (optionally .gz), or omit it for the packaged GloVe",
-            code="E220",
-        )
+        raise E123(path=file)
     stat = file.stat()
     key = (str(file.resolve()), stat.st_size, stat.st_mtime_ns)
     if key in _LOADED:

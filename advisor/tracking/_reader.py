@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
+from advisor._error_codes import E226, E227, E228
 from advisor.analysis import Analysis
-from advisor.errors import ConfigError
 from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
 from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
-from advisor.tracking._tables import as_logged, read_json_table
+from advisor.tracking._tables import read_json_table
 
 __all__ = ["RunFacts", "find_analyses", "load_analysis", "resolve_analysis_run", "written_analysis"]
 
@@ -61,24 +61,16 @@ def resolve_analysis_run(client: Any, run_ref: str, tracking_uri: str | None, ex
     if run_ref == "latest":
         runs = find_analyses(tracking_uri, experiment, max_results=1)
         if not runs:
-            raise ConfigError(
-                "no analysis in the tracking store",
-                hint=f"run `advisor run` first, or pass --tracking-uri (store: {resolve_tracking_uri(tracking_uri)})",
-                code="E230",
-            )
+            raise E226(store=resolve_tracking_uri(tracking_uri))
         return runs[0]
     try:
         run = client.get_run(run_ref)
     except Exception:
-        raise ConfigError(
-            f"no run with id {run_ref!r} in {resolve_tracking_uri(tracking_uri)}",
-            hint="use `latest`, or an id listed by `advisor history`",
-            code="E230",
-        ) from None
+        raise E227(run=run_ref, store=resolve_tracking_uri(tracking_uri)) from None
     if run.data.tags.get("advisor.kind") == "curve":  # a child id: go up to its analysis
         run = client.get_run(run.data.tags["mlflow.parentRunId"])
     if run.data.tags.get("advisor.kind") != "analysis":
-        raise ConfigError(f"run {run_ref!r} is not an advisor analysis", code="E230")
+        raise E228(run=run_ref)
     return run
 
 
@@ -109,8 +101,9 @@ def load_analysis(
 
 def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
     """The Analysis of the tracker's open run from its memory: cells, params, tags, metrics and the
-    parent ``tables`` (artifact path -> frame) the caller just logged with ``tracker.log_table``;
-    tables logged by earlier processes or by other stages are read from the store."""
+    parent ``tables`` the caller just logged (artifact path -> the frame as a reader would get it
+    back: :func:`~advisor.tracking.as_logged`); tables logged by earlier processes or by stages that
+    write through the client are read from the store."""
     facts = RunFacts(
         run_id=tracker.parent_id,
         experiment_id=tracker.experiment_id,
@@ -120,9 +113,8 @@ def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
         tags=dict(tracker.tags),
         metrics=dict(tracker.metrics),
     )
-    logged = {path: as_logged(frame) for path, frame in tables.items()}
     store = run_artifacts(tracker.client, tracker.parent_run) if tracker.parent_run else None
-    return assemble_analysis(tracker.client, facts, list(tracker.cells.values()), logged, store)
+    return assemble_analysis(tracker.client, facts, list(tracker.cells.values()), tables, store)
 
 
 def _cell_rows(client: Any, store: Any, facts: RunFacts, artifacts: set[str]) -> list[dict[str, Any]]:

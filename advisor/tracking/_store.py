@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E220
 from advisor.lifecycle import store_lock
 
 __all__ = [
@@ -44,11 +44,7 @@ def resolve_tracking_uri(uri: str | None = None) -> str:
         db = Path(chosen.removeprefix("sqlite:///"))
         db.parent.mkdir(parents=True, exist_ok=True)
     elif "://" not in chosen:
-        raise ConfigError(
-            f"tracking URI {chosen!r} is not a URI",
-            hint="use sqlite:///path/to/mlflow.db or http://host:port (the file store was removed in MLflow 3)",
-            code="E220",
-        )
+        raise E220(uri=chosen)
     return chosen
 
 
