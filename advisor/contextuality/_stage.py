@@ -11,6 +11,7 @@ import json
 import math
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,26 +63,40 @@ def contextuality_for(options: dict[str, Any], corpus: Any) -> ContextualityResu
     return measure_contextuality(stack, corpus.tokens)
 
 
-def log_contextuality(client: Any, run_id: str, result: ContextualityResult) -> None:
-    """Table, figure and a few params (the verdict's sentence reads them) on the run."""
+def log_contextuality(
+    client: Any, run_id: str, result: ContextualityResult, log_params: Callable[[dict], None] | None = None
+) -> None:
+    """Table, figure and a few params (the verdict's sentence reads them) on the run.
+
+    ``log_params`` logs the params the run lacks (the runner passes its tracker's, which keeps them).
+    """
     from mlflow.entities import Param
 
     write_table(client, run_id, result.table, CONTEXTUALITY_TABLE)
     figure = plot_contextuality(result.table)
     client.log_figure(run_id, figure, "figures/contextuality.png")
-    current = client.get_run(run_id).data.params
     params = {f"contextuality_{k.removeprefix('n_')}": str(v) for k, v in result.summary().items()}
+    if log_params is not None:
+        log_params(params)
+        return
+    current = client.get_run(run_id).data.params
     new = [Param(k, v) for k, v in params.items() if k not in current]
     if new:
         client.log_batch(run_id, params=new)
 
 
-def run_contextuality_stage(options: dict[str, Any], corpus: Any, client: Any, run_id: str) -> float:
+def run_contextuality_stage(
+    options: dict[str, Any],
+    corpus: Any,
+    client: Any,
+    run_id: str,
+    log_params: Callable[[dict], None] | None = None,
+) -> float:
     """The runner's hook: measure once per run (skipped when the run already has the table); returns seconds."""
     started = time.perf_counter()
     if any(a.path == CONTEXTUALITY_TABLE for a in client.list_artifacts(run_id, "analysis")):
         return 0.0
-    log_contextuality(client, run_id, contextuality_for(options, corpus))
+    log_contextuality(client, run_id, contextuality_for(options, corpus), log_params)
     return time.perf_counter() - started
 
 

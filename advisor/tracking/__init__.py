@@ -42,7 +42,7 @@ from advisor.tracking._store import (
     client_for,
     resolve_tracking_uri,
 )
-from advisor.tracking._tables import as_logged, read_json_table, write_json_table
+from advisor.tracking._tables import as_logged, as_written, read_json_table, write_json_table
 from advisor.tracking._writer import AnalysisTracker, environment_info
 
 _read_json_table = read_json_table  # the name older callers and tests import
@@ -55,6 +55,7 @@ __all__ = [
     "AnalysisTracker",
     "RunFacts",
     "as_logged",
+    "as_written",
     "assemble_analysis",
     "child_runs",
     "client_for",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["as_logged", "read_json_table", "table_payload", "write_json_table"]
+__all__ = ["as_logged", "as_written", "read_json_table", "table_payload", "write_json_table"]
 
 
 def _numeric_again(frame: pd.DataFrame) -> pd.DataFrame:
@@ -59,6 +59,11 @@ def table_payload(frame: pd.DataFrame) -> dict[str, list[Any]]:
         "columns": [str(c) for c in frame.columns],
         "data": [[clean(v) for v in row] for row in frame.itertuples(index=False, name=None)],
     }
+
+
+def as_written(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` exactly as :func:`read_json_table` returns it after :func:`write_json_table`, without the store."""
+    return _frame(json.loads(json.dumps(table_payload(frame))))
 
 
 def write_json_table(client: Any, run_id: str, frame: pd.DataFrame, artifact_file: str) -> None:

@@ -282,6 +282,9 @@ class AnalysisTracker:
     def log_figure(self, figure: Any, artifact_file: str, run_id: str | None = None) -> None:
         self.client.log_figure(run_id or self.parent_id, figure, artifact_file)
 
+    def log_dict(self, payload: dict[str, Any], artifact_file: str) -> None:
+        self.client.log_dict(self.parent_id, payload, artifact_file)
+
     def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None:
         self.client.log_artifact(self.parent_id, str(path), artifact_path)
 

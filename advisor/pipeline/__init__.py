@@ -1,0 +1,43 @@
+"""The run as a staged pipeline: plan -> executor -> sink -> analysis stages (see ``advisor.runner``).
+
+- :func:`plan_run`: a pure function of the settings and the data (grid, options, resume key, params, tags);
+- :func:`train_cells`: the executor, yielding ``(cell, result, seconds)`` as worker processes finish them;
+- :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
+- :data:`ANALYSIS_STAGES`: what runs after the cells, each stage with its own logging.
+"""
+
+from __future__ import annotations
+
+from advisor.pipeline._execute import CellOutcome, WorkerState, train_cells, train_one, worker_count
+from advisor.pipeline._plan import (
+    GridExtension,
+    RunPlan,
+    embedding_options,
+    plan_run,
+    resolve_device,
+    resume_key,
+)
+from advisor.pipeline._sink import CellSink, cell_metrics, predictions_frame, predictions_from_frame
+from advisor.pipeline._stages import ANALYSIS_STAGES, Stage, StageContext, run_stages
+
+__all__ = [
+    "ANALYSIS_STAGES",
+    "CellOutcome",
+    "CellSink",
+    "GridExtension",
+    "RunPlan",
+    "Stage",
+    "StageContext",
+    "WorkerState",
+    "cell_metrics",
+    "embedding_options",
+    "plan_run",
+    "predictions_frame",
+    "predictions_from_frame",
+    "resolve_device",
+    "resume_key",
+    "run_stages",
+    "train_cells",
+    "train_one",
+    "worker_count",
+]

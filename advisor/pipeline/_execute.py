@@ -1,0 +1,114 @@
+"""The executor: train cells in worker processes and yield ``(cell, result, seconds)`` as they finish.
+
+The worker state (features, splits, subset orders, training config) reaches each worker through the
+pool initializer: with ``fork`` the feature matrices are shared copy-on-write, never pickled through
+a pipe, and the parent process sets no module state before forking. Results are identical whatever
+the worker count: each cell's seed and subset come from the cell, not from the worker.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from advisor._error_codes import E211
+from advisor.grid import Cell, subset_indices
+
+__all__ = ["CellOutcome", "WorkerState", "train_cells", "train_one", "worker_count"]
+
+#: What a worker needs: ``features`` (per embedding: train/dev/test features, or random tables per
+#: seed), ``splits``, ``orders`` (subset order per seed) and ``config`` (``TrainConfig.to_dict()``).
+WorkerState = dict[str, Any]
+CellOutcome = tuple[Cell, Any, float]  # (cell, trainers.TrainResult, seconds)
+
+_STATE: WorkerState = {}  # filled in each worker by _worker_init; the parent never writes it
+
+
+def worker_count(requested: int | None, device: str, n_cells: int) -> int:
+    """Parallel CPU workers (one torch thread each); CUDA cannot be used from forked workers."""
+    if requested is not None:
+        if requested < 1:
+            raise E211(option="--workers", requirement="be at least 1")
+        return 1 if device.startswith("cuda") else min(requested, n_cells)
+    if device.startswith("cuda") or sys.platform != "linux":
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8, n_cells))
+
+
+def _worker_init(state: WorkerState) -> None:
+    import torch
+
+    _STATE.update(state)
+    torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
+    # Ctrl-C and the app's Stop reach the whole process group; only the parent decides what they
+    # mean (runs end KILLED). Workers ignore both and are killed by the parent.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, Any]:
+    """Train (subset), dev and test features of ``cell``."""
+    splits = state["splits"]
+    entry = state["features"][cell.embedding]
+    if isinstance(entry, dict):  # random: one table per seed, looked up here (cheap; memory per cell)
+        table = entry[cell.seed]
+        return (
+            table.featurize(splits.train.subset(idx)),
+            table.featurize(splits.dev),
+            table.featurize(splits.test),
+        )
+    train_feats, dev_feats, test_feats = entry
+    return train_feats.subset(idx), dev_feats, test_feats
+
+
+def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
+    """Train and evaluate one cell from ``state`` (a worker's, or the one Ray ships per task)."""
+    from trainers import TrainConfig, fit_and_evaluate
+
+    t0 = time.perf_counter()
+    splits = state["splits"]
+    idx = subset_indices(state["orders"][cell.seed], cell.size)
+    train_feats, dev_feats, test_feats = _features_for(cell, state, idx)
+    config = TrainConfig(**{**state["config"], "seed": cell.seed})
+    result = fit_and_evaluate(
+        train_feats, splits.train.subset(idx), dev_feats, splits.dev, test_feats, splits.test, config
+    )
+    return cell, result, time.perf_counter() - t0
+
+
+def _train_in_worker(cell: Cell) -> CellOutcome:
+    return train_one(cell, _STATE)
+
+
+def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
+    """Yield (cell, result, seconds) as cells finish, ``n_workers`` in flight in grid order."""
+    if n_workers <= 1:
+        for cell in cells:
+            yield train_one(cell, state)
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(n_workers, mp_context=context, initializer=_worker_init, initargs=(state,))
+    finished_cleanly = False
+    try:
+        queue = list(cells)
+        running = {pool.submit(_train_in_worker, queue.pop(0)) for _ in range(min(n_workers, len(queue)))}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                # Keep exactly n_workers cells in flight, in grid order (sizes ascending).
+                if queue:
+                    running.add(pool.submit(_train_in_worker, queue.pop(0)))
+                yield future.result()
+        finished_cleanly = True
+    finally:
+        if not finished_cleanly:  # error or Ctrl-C: stop the workers now, not after their current cell
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()  # SIGKILL: workers ignore SIGINT/SIGTERM
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,184 @@
+"""The plan of one run: a pure function of the settings and the data, computed before MLflow is opened.
+
+Everything that decides *what* is computed lives in :class:`RunPlan`: the grid, the embedding
+options, the training config, the resume key (data + every setting that changes a result), and the
+params and tags the parent run is logged with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from advisor.grid import GridPlan, plan_grid, profiles
+from advisor.tracking import environment_info
+from advisor.vocabulary import primary_metric
+
+__all__ = ["GridExtension", "RunPlan", "embedding_options", "plan_run", "resolve_device", "resume_key"]
+
+#: A step that adds cells (and their options) to the grid, e.g. the fine-tuned reference.
+GridExtension = Callable[[Any, GridPlan, dict[str, dict[str, Any]], str], GridPlan]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one ``advisor run`` computes and how its parent run is identified and described."""
+
+    grid: GridPlan
+    device: str
+    options: dict[str, dict[str, Any]]  # embedding -> its options (model, layer, cache, ...)
+    train_config: Any  # trainers.TrainConfig
+    key: str  # resume key: a run with the same key is resumed
+    name: str  # the data file's name
+    primary: str  # the task's headline metric
+    params: dict[str, Any]
+    tags: dict[str, str]
+
+
+def resolve_device(requested: str | None) -> str:
+    if requested:
+        return requested
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def embedding_options(settings: Any, name: str, random_dim: int, device: str) -> dict[str, Any]:
+    """The options of embedding ``name`` as the settings choose them."""
+    if name == "contextual":
+        options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
+        if settings.contextual:
+            options["model"] = settings.contextual
+        if settings.cache_dir:
+            options["cache_dir"] = settings.cache_dir
+        return options
+    if name == "distilled":  # same encoder and pooling as contextual: it reads contextual's feature cache
+        options = {"pooling": settings.pooling, "device": device}
+        for option, value in (
+            ("model", settings.contextual),
+            ("cache_dir", settings.cache_dir),
+            ("layer", settings.distill_layer),
+        ):
+            if value is not None:
+                options[option] = value
+        return options
+    if name == "static":
+        return {"path": settings.static} if settings.static else {}
+    options = {"dim": random_dim}
+    if settings.static:
+        options["static_path"] = settings.static
+    return options
+
+
+def resume_key(payload: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+def _key_for(settings: Any, splits: Any, options: dict[str, Any], config_for_key: dict[str, Any]) -> str:
+    key_options = {
+        e: {k: v for k, v in o.items() if k not in ("device", "cache_dir")} for e, o in options.items()
+    }
+    return resume_key(
+        {
+            "task": settings.task,
+            "data": splits.content_hash(),
+            "embeddings": key_options,
+            "train": config_for_key,
+            "split_seed": settings.split_seed,
+            "random_table": "per seed",
+        }
+    )
+
+
+def _dataset_info(settings: Any, splits: Any, name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "path": str(settings.data),
+        "content_hash": splits.content_hash(),
+        "n_train": len(splits.train),
+        "n_dev": len(splits.dev),
+        "n_test": len(splits.test),
+        "labels": splits.train.label_set(),
+        "scheme": splits.train.scheme,
+        "split_method": splits.split_method,
+    }
+
+
+def _params(
+    settings: Any, splits: Any, plan: RunPlan, random_dim: int, config_for_key: dict
+) -> dict[str, Any]:
+    """The parent run's params (immutable in MLflow: a resumed run keeps the first ones)."""
+    return {
+        "task": settings.task,
+        "dataset": plan.name,
+        "dataset_hash": splits.content_hash(),
+        "n_train": len(splits.train),
+        "n_dev": len(splits.dev),
+        "n_test": len(splits.test),
+        "primary_metric": plan.primary,
+        "profile": settings.profile,
+        "sizes": plan.grid.sizes,
+        "seeds": len(plan.grid.seeds),
+        "embeddings": plan.grid.embeddings,
+        "contextual_model": settings.contextual or "packaged all-MiniLM-L6-v2",
+        "static_vectors": settings.static or "packaged GloVe 6B 50d",
+        "random_dim": random_dim,
+        "layer": settings.layer,
+        "pooling": settings.pooling,
+        "device": plan.device,
+        "train_config": json.dumps(config_for_key),
+        "dataset_info": json.dumps(_dataset_info(settings, splits, plan.name)),
+        "environment": json.dumps(environment_info()),
+    }
+
+
+def _tags(settings: Any, name: str) -> dict[str, str]:
+    tags = {
+        **settings.tags,
+        "advisor.task": settings.task,
+        "advisor.dataset": name,
+        "advisor.profile": settings.profile,
+    }
+    if settings.price_per_hour is not None:
+        tags["advisor.price_per_hour"] = str(settings.price_per_hour)
+    return tags
+
+
+def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] = ()) -> RunPlan:
+    """The run's plan from ``settings`` (``advisor.runner.RunSettings``) and the read ``splits``."""
+    from dataclasses import replace
+
+    from trainers import TrainConfig
+
+    profile = profiles.get(settings.profile)
+    grid = plan_grid(
+        len(splits.train), settings.embeddings, profile, settings.sizes, settings.fractions, settings.seeds
+    )
+    device = resolve_device(settings.device)
+    random_dim = settings.random_dim or profile.random_dim
+    options = {e: embedding_options(settings, e, random_dim, device) for e in grid.embeddings}
+    for extend in extensions:
+        grid = extend(settings, grid, options, device)
+    train_config = TrainConfig(
+        max_epochs=settings.max_epochs or profile.max_epochs, patience=profile.patience, device=device
+    )
+    config_for_key = {
+        k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
+    }
+    name = Path(str(settings.data)).name
+    plan = RunPlan(
+        grid=grid,
+        device=device,
+        options=options,
+        train_config=train_config,
+        key=_key_for(settings, splits, options, config_for_key),
+        name=name,
+        primary=primary_metric(settings.task),
+        params={},
+        tags=_tags(settings, name),
+    )
+    return replace(plan, params=_params(settings, splits, plan, random_dim, config_for_key))

@@ -1,0 +1,149 @@
+"""Analysis stages: what runs after the cells, each with its own logging, in one list.
+
+A stage is a function of the :class:`StageContext`. The first stages log the parent's tables
+(difficulty, per-item scores, mix weights); :func:`assemble` then builds the run's
+:class:`~advisor.analysis.Analysis` from what the tracker wrote (no read-back of its own cells);
+the later stages take that Analysis (curves table and figure, verdict, gain model). A new analysis
+(a layer sweep, contextuality, costs) is one more function in :data:`ANALYSIS_STAGES`; the runner
+does not change.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from advisor.analysis import Analysis
+from advisor.tracking import as_logged, as_written, written_analysis
+
+__all__ = ["ANALYSIS_STAGES", "Stage", "StageContext", "run_stages"]
+
+
+@dataclass
+class StageContext:
+    """What the stages share: the run's settings and data, the tracker, every cell's predictions."""
+
+    settings: Any  # advisor.runner.RunSettings
+    splits: Any  # advisor.data.DataSplits
+    tracker: Any  # advisor.tracking.AnalysisTracker
+    predictions: dict[tuple[str, int, int], list[Any]]
+    timings: dict[str, float]
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # parent tables, as a reader gets them
+    analysis: Analysis | None = None
+
+    def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None:
+        """Log a parent table through the tracker and keep it as the reader would get it back."""
+        self.tracker.log_table(frame, artifact_file)
+        self.tables[artifact_file] = as_logged(frame)
+
+    def log_figure(self, figure: Any, artifact_file: str) -> None:
+        from matplotlib import pyplot as plt
+
+        self.tracker.log_figure(figure, artifact_file)
+        plt.close(figure)
+
+
+Stage = Callable[[StageContext], Any]
+
+
+def difficulty(ctx: StageContext) -> pd.DataFrame | None:
+    """Per-item difficulty metrics and the contextual-vs-static gaps on difficult vs easy slices."""
+    if not ctx.settings.difficulty:
+        return None
+    from advisor.difficulty import gap_analysis, item_metrics, plot_gaps
+
+    splits, t0 = ctx.splits, time.perf_counter()
+    items = item_metrics(splits.train, splits.test, spacy_model=ctx.settings.spacy_model)
+    # Difficulty values come from the full training set: only full-data cells match them (a smaller
+    # subset saw other words), so smaller sizes get no slice rows (an interrupted run keeps them all).
+    at_full = {k: v for k, v in ctx.predictions.items() if k[1] == len(splits.train)} or ctx.predictions
+    gaps = gap_analysis(ctx.settings.task, splits.train, splits.test, at_full, table=items)
+    ctx.log_table(items, "analysis/items.json")
+    ctx.log_table(gaps, "analysis/gaps.json")
+    if len(gaps) and gaps["n_items"].gt(0).any():  # one embedding, or no splittable metric: no figure
+        ctx.log_figure(plot_gaps(gaps), "figures/difficulty_gaps.png")
+    largest = gaps[gaps["size"] == gaps["size"].max()] if len(gaps) else gaps
+    slice_metrics = {f"gap.{r.metric}.{r.pair}.{r.slice}": r.gap for r in largest.itertuples()}
+    if slice_metrics:
+        ctx.tracker.log_parent_metrics(slice_metrics)
+    ctx.timings["difficulty"] = time.perf_counter() - t0
+    return gaps
+
+
+def item_scores(ctx: StageContext) -> None:
+    """Per-item counts of every cell: what the verdict's bootstrap resamples."""
+    from advisor.verdict._resample import log_item_scores
+
+    log_item_scores(ctx.tracker, ctx.settings.task, ctx.splits.test.labels, ctx.predictions)
+
+
+def mix_weights(ctx: StageContext) -> pd.DataFrame:
+    """Which encoder layers the scalar mix used, per cell (nothing without a mix)."""
+    from advisor.contextuality import MIX_WEIGHTS_TABLE, log_mix_weights
+
+    tracker = ctx.tracker
+    frame = log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)
+    if not frame.empty:
+        ctx.tables[MIX_WEIGHTS_TABLE] = as_written(frame)
+    return frame
+
+
+def assemble(ctx: StageContext) -> Analysis:
+    """The run's Analysis from the tracker's memory and the tables logged above."""
+    ctx.analysis = written_analysis(ctx.tracker, ctx.tables)
+    return ctx.analysis
+
+
+def curves(ctx: StageContext) -> None:
+    """The learning-curves table and figure."""
+    from advisor.plots import plot_learning_curves
+
+    assert ctx.analysis is not None
+    ctx.log_table(ctx.analysis.curves, "analysis/curves.json")
+    ctx.log_figure(plot_learning_curves(ctx.analysis), "figures/learning_curves.png")
+
+
+def verdict(ctx: StageContext) -> dict[str, Any]:
+    """The recommendation: a parent tag and ``analysis/verdict.json``."""
+    from advisor.verdict import recommend
+
+    assert ctx.analysis is not None
+    result = recommend(ctx.analysis).to_dict()
+    ctx.tracker.log_parent_tags({"advisor.verdict": str(result.get("verdict", ""))})
+    ctx.tracker.log_dict(result, "analysis/verdict.json")
+    return result
+
+
+def gain(ctx: StageContext) -> None:
+    """Where does context help? The gain model (a grid it cannot use is noted, not fatal)."""
+    if not ctx.settings.difficulty:
+        return
+    from advisor.errors import AdvisorError
+    from advisor.gain import fit_gain_model, log_gain_model
+
+    settings, splits, t0 = ctx.settings, ctx.splits, time.perf_counter()
+    try:
+        result = fit_gain_model(
+            settings.task, splits.train, splits.test, ctx.predictions, spacy_model=settings.spacy_model
+        )
+    except AdvisorError as error:
+        ctx.tracker.log_parent_tags({"advisor.gain_skipped": error.message})
+        return
+    log_gain_model(result, ctx.tracker)
+    ctx.timings["gain_model"] = time.perf_counter() - t0
+
+
+#: In order: the tables first, then the Analysis, then what judges it.
+ANALYSIS_STAGES: tuple[Stage, ...] = (difficulty, item_scores, mix_weights, assemble, curves, verdict, gain)
+
+
+def run_stages(ctx: StageContext, stages: tuple[Stage, ...] = ANALYSIS_STAGES) -> dict[str, Any]:
+    """Run ``stages`` in order; their results by stage name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return {stage.__name__: stage(ctx) for stage in stages}
