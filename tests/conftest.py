@@ -10,6 +10,20 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+
+@pytest.fixture(autouse=True, scope="session")
+def cache_root(tmp_path_factory: pytest.TempPathFactory):
+    """Every cache (features, parses, vectors, distilled models, locks) under a session temp dir: never $HOME."""
+    root = tmp_path_factory.mktemp("advisor-cache")
+    previous = os.environ.get("ADVISOR_CACHE_DIR")
+    os.environ["ADVISOR_CACHE_DIR"] = str(root)
+    yield root
+    if previous is None:
+        os.environ.pop("ADVISOR_CACHE_DIR", None)
+    else:
+        os.environ["ADVISOR_CACHE_DIR"] = previous
+
+
 TINY_WORDS = (
     "the a an of to in on at for with by from and or but is was are were be been it this that "
     "he she they we you i his her their our my john mary paris london berlin new york city "
@@ -95,3 +109,11 @@ def app_store(tmp_path_factory: pytest.TempPathFactory):
     from tests.advisor.app.synthetic_store import build_store
 
     return build_store(tmp_path_factory.mktemp("app_store"))
+
+
+@pytest.fixture(scope="session")
+def layer_store(tmp_path_factory: pytest.TempPathFactory):
+    """A store with an analysis carrying mix weights and contextuality, and a layer sweep (app tests)."""
+    from tests.advisor.app.layer_store import build_layer_store
+
+    return build_layer_store(tmp_path_factory.mktemp("layer_store"))

@@ -222,3 +222,74 @@ def test_run_monitor_shows_staged_progress_log_and_stop_after_a_refresh(
     finally:
         if job.running:
             job.process.kill()
+
+
+@pytest.fixture()
+def layers_app(layer_store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", layer_store.uri)
+    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
+    return AppTest.from_file(APP, default_timeout=120)
+
+
+def _frame_with(at: AppTest, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_results_show_each_cells_mix_weights_and_the_contextuality_table(
+    layers_app: AppTest, layer_store
+) -> None:
+    from tests.advisor.app.layer_store import CONTEXTUALITY, planted_weights
+
+    layers_app.query_params["page"] = "Results"
+    layers_app.query_params["run"] = layer_store.analysis
+    layers_app.run()
+    assert not layers_app.exception, layers_app.exception
+    assert any(s.value.startswith("Encoder layers") for s in layers_app.subheader)
+    weights = _frame_with(layers_app, "top layer")
+    assert len(weights) == 9 and list(weights["top layer"]) == [0, 0, 0, 1, 1, 1, 2, 2, 2]  # by size
+    first = weights.iloc[0]
+    assert [round(first[f"layer {i}"], 6) for i in range(3)] == [round(w, 6) for w in planted_weights(16, 0)]
+    context = _frame_with(layers_app, "MEV − baseline")
+    assert list(context["MEV − baseline"]) == list(CONTEXTUALITY["mev_adjusted"])
+    assert list(context["words with MEV > 0.5"]) == list(CONTEXTUALITY["static_share"])
+    assert any("8 words occurring ≥ 5 times" in c.value for c in layers_app.caption)
+    assert {"Mix-weight figure", "Contextuality figure"} <= {e.label for e in layers_app.expander}
+
+
+def test_layers_page_shows_dev_score_by_layer_next_to_the_scalar_mix(
+    layers_app: AppTest, layer_store
+) -> None:
+    layers_app.query_params["page"] = "Layers"
+    layers_app.run()
+    assert not layers_app.exception, layers_app.exception
+    assert layers_app.selectbox(key="sweep_run").value == layer_store.sweep
+    summary = "\n".join(m.value for m in layers_app.markdown)
+    assert "Best single layer: **1** (dev 71.0); scalar mix: **70.0** (-1.0 vs the best layer)." in summary
+    table = _frame_with(layers_app, "dev − mix").set_index("layer")
+    assert list(table.index) == ["0", "1", "2", "scalar mix"]
+    assert [round(v, 6) for v in table["dev − mix"]] == [-19.0, 1.0, -9.0, 0.0]
+    assert len(_frame_with(layers_app, "mean mix weight")) == 3
+    assert any("Choose a dataset" in i.value for i in layers_app.info)  # no dataset: no launcher
+
+
+def test_layers_page_launches_advisor_layers_on_the_dataset_and_stops_it(layers_app: AppTest) -> None:
+    layers_app.run()
+    layers_app.radio(key="source").set_value("Bundled demo data").run()
+    layers_app.selectbox(key="demo_task").set_value("classify").run()
+    _page(layers_app, "Layers")
+    command = next(c.value for c in layers_app.code if c.value.startswith("advisor layers"))
+    assert "classify_train.csv --task classify --dev " in command and "--seeds 2" in command
+    layers_app.button(key="run_layers").click().run()
+    assert not layers_app.exception, layers_app.exception
+    from advisor.app import job_for
+
+    job = job_for(f"{layers_app.session_state['session_id']}/layers")
+    assert job is not None and job.running and job.command[3:5] == ["layers", command.split()[2]]
+    try:
+        layers_app.button(key="stop_layers").click().run()
+        assert not layers_app.exception, layers_app.exception
+        assert not job.running and job.stop_requested
+        assert any(w.value.startswith("Layer sweep stopped") for w in layers_app.warning)
+    finally:
+        if job.running:
+            job.process.kill()

@@ -15,6 +15,17 @@ from advisor.app._job import (
     start_run,
     tail,
 )
+from advisor.app._layers import (
+    CONTEXTUALITY_LABELS,
+    SweepView,
+    contextuality_table,
+    find_layer_sweeps,
+    layers_command,
+    load_layer_sweep,
+    mix_weights_by_cell,
+    sweep_label,
+    sweep_table,
+)
 from advisor.app._preview import DatasetPreview, preview_dataset, preview_frame, summary_rows
 from advisor.app._progress import RunProgress, find_session_run, live_progress, read_progress
 from advisor.app._uploads import (
@@ -47,6 +58,7 @@ from advisor.app._views import (
 )
 
 __all__ = [
+    "CONTEXTUALITY_LABELS",
     "DATA_SUFFIXES",
     "DEFAULT_MAX_UPLOAD_MB",
     "DEMO_DIR",
@@ -57,21 +69,27 @@ __all__ = [
     "RunJob",
     "RunProgress",
     "StoredUpload",
+    "SweepView",
     "compare_url",
+    "contextuality_table",
     "cost_table",
     "demo_datasets",
     "detect_task",
     "display_command",
     "filter_items",
+    "find_layer_sweeps",
     "find_session_run",
     "history_frame",
     "item_metric_columns",
     "item_outcomes",
     "job_for",
+    "layers_command",
     "live_progress",
+    "load_layer_sweep",
     "load_predictions",
     "load_test_tokens",
     "max_upload_mb",
+    "mix_weights_by_cell",
     "mlflow_ui_command",
     "parse_list",
     "preview_dataset",
@@ -85,6 +103,8 @@ __all__ = [
     "start_run",
     "store_upload",
     "summary_rows",
+    "sweep_label",
+    "sweep_table",
     "tail",
     "upload_root",
     "verdict_text",

@@ -20,21 +20,27 @@ from typing import Any
 import streamlit as st
 
 from advisor.app import (
+    CONTEXTUALITY_LABELS,
     MLFLOW_UI_URL,
     compare_url,
+    contextuality_table,
     cost_table,
     demo_datasets,
     detect_task,
     display_command,
     filter_items,
+    find_layer_sweeps,
     history_frame,
     item_metric_columns,
     item_outcomes,
     job_for,
+    layers_command,
     live_progress,
+    load_layer_sweep,
     load_predictions,
     load_test_tokens,
     max_upload_mb,
+    mix_weights_by_cell,
     mlflow_ui_command,
     parse_list,
     preview_dataset,
@@ -45,6 +51,8 @@ from advisor.app import (
     start_run,
     store_upload,
     summary_rows,
+    sweep_label,
+    sweep_table,
     upload_root,
     verdict_text,
 )
@@ -57,7 +65,7 @@ from advisor.runner import EMBEDDING_CHOICES, RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
 from advisor.vocabulary import PAPER_FAMILIES
 
-PAGES = ("Data", "Configure & run", "Results", "History")
+PAGES = ("Data", "Configure & run", "Results", "Layers", "History")
 POLL_SECONDS = 3
 
 
@@ -418,6 +426,7 @@ def page_results(uri: str) -> None:
     version = f"{run.info.status}:{run.info.end_time}"
     analysis = _analysis(run_id, uri, version)
     render_recommendation(analysis, _recommend(run_id, uri, version))
+    render_layers(analysis)
     tokens = _tokens(run_id, uri, version) if analysis.task == "ner" else {}
     render_items(analysis, _predictions(run_id, uri, version), tokens)
 
@@ -519,11 +528,174 @@ def render_items(analysis: Any, predictions: Any, tokens: Any = None) -> None:
     st.dataframe(shown, hide_index=True, width="stretch")
 
 
+def render_layers(analysis: Any) -> None:
+    """Which layers each cell's scalar mix used, and how contextual the encoder is per layer (issue 11)."""
+    from advisor.contextuality import plot_contextuality, plot_mix_weights
+
+    weights, context = mix_weights_by_cell(analysis), contextuality_table(analysis)
+    if weights.empty and context.empty:
+        return
+    st.subheader("Encoder layers: which ones the task used, and how contextual they are")
+    if not weights.empty:
+        layer_columns = [c for c in weights.columns if c.startswith("layer ")]
+        st.caption(
+            "Learned scalar-mix weights of every contextual cell (softmax over layers, 0 = input "
+            f"embeddings; uniform would be {1 / len(layer_columns):.2f} each)."
+        )
+        st.dataframe(
+            weights.style.format({c: "{:.2f}" for c in layer_columns}), hide_index=True, width="stretch"
+        )
+        with st.expander("Mix-weight figure"):
+            st.pyplot(plot_mix_weights(analysis.layer_tables["mix_weights"]), width="content")
+    if not context.empty:
+        words = analysis.params.get("contextuality_words", "?")
+        st.caption(
+            f"How contextual the encoder's word vectors are on your training data, per layer (Ethayarajh "
+            f"2019), over {words} words occurring ≥ 5 times, each measure also with its anisotropy baseline "
+            "subtracted. MEV bounds how much of a word's variance one static vector could explain."
+        )
+        share = CONTEXTUALITY_LABELS["static_share"]
+        numbers = {c: "{:.3f}" for c in context.columns if c not in ("layer", share)}
+        st.dataframe(
+            context.style.format({**numbers, share: "{:.0%}"}, na_rep="–"), hide_index=True, width="stretch"
+        )
+        with st.expander("Contextuality figure"):
+            st.pyplot(plot_contextuality(analysis.layer_tables["contextuality"]), width="stretch")
+
+
+# -- layers ----------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _sweep(run_id: str, uri: str) -> Any:  # a logged sweep never changes
+    return load_layer_sweep(run_id, uri)
+
+
+def page_layers(uri: str) -> None:
+    st.header("4 · Encoder layers")
+    st.caption(
+        "`advisor layers`: the downstream model trained on each single encoder layer (0 = input "
+        "embeddings) and on the learned scalar mix, at one mid-size training set with a few seeds: "
+        "which layers carry your task, and whether the mix (the run's default) finds them."
+    )
+    layers_launcher(uri)
+    st.divider()
+    sweeps = find_layer_sweeps(uri) if _store_exists(uri) else []
+    if not sweeps:
+        st.info(f"No layer sweep in {uri} yet: start one above, or `advisor layers DATA --task …`.")
+        return
+    ids = [r.info.run_id for r in sweeps]
+    run_id = st.selectbox(
+        "Layer sweep", ids, format_func=lambda i: sweep_label(sweeps[ids.index(i)]), key="sweep_run"
+    )
+    render_sweep(_sweep(run_id, uri))
+
+
+def render_sweep(view: Any) -> None:
+    """Dev score by layer next to the scalar mix's, the figure, and the mix's mean weights."""
+    from advisor.contextuality import plot_layer_sweep
+
+    st.caption(
+        f"{Path(view.data).name} · {view.task} · {view.encoder} · dev {view.metric} × 100 at "
+        f"{view.size:,} training items, {view.n_seeds} seeds · run {view.run_id}"
+    )
+    table = sweep_table(view)
+    best = table[table["best layer"]].iloc[0]
+    mix = table[table["layer"] == "scalar mix"]
+    verdict = f"Best single layer: **{best['layer']}** (dev {best['dev mean']:.1f})"
+    if len(mix):
+        gap = float(mix["dev mean"].iloc[0]) - float(best["dev mean"])
+        verdict += f"; scalar mix: **{float(mix['dev mean'].iloc[0]):.1f}** ({gap:+.1f} vs the best layer)"
+    st.markdown(verdict + ".")
+    metric_columns = {c: "{:.1f}" for c in table.columns if c.startswith(("dev mean", "test "))}
+    st.dataframe(table.style.format({**metric_columns, "dev − mix": "{:+.1f}"}, na_rep="–"), hide_index=True)
+    left, right = st.columns(2)
+    left.pyplot(plot_layer_sweep(view.table, f"dev {view.metric}"), width="stretch")
+    if not view.mix_weights.empty:
+        weights = view.mix_weights.groupby("layer")["weight"].mean().rename("mean mix weight")
+        right.caption("The scalar mix's learned weight per layer (mean over seeds)")
+        right.dataframe(weights.to_frame().style.format("{:.2f}"), width="content")
+
+
+def _layers_key(ss: Any) -> str:
+    return f"{ss.session_id}/layers"  # the page's layer-sweep job, beside its run job
+
+
+def layers_launcher(uri: str) -> None:
+    """Start ``advisor layers`` on the page's dataset; its log while it runs."""
+    ss = state()
+    job = job_for(_layers_key(ss))
+    if ss.dataset is None:
+        st.info("Choose a dataset on the Data page to sweep its layers; logged sweeps are listed below.")
+    else:
+        with st.expander(f"Run a layer sweep on {ss.dataset['label']}", expanded=job is None):
+            names = profiles.names()
+            cols = st.columns(4)
+            profile = cols[0].selectbox(
+                "Profile (epochs, mid size)",
+                names,
+                index=names.index(DEFAULT_APP_PROFILE),
+                key="layers_profile",
+            )
+            seeds = int(cols[1].number_input("Seeds", 1, 10, 2, key="layers_seeds"))
+            size = int(cols[2].number_input("Training items (0: mid size)", 0, None, 0, key="layers_size"))
+            pooling = cols[3].selectbox("Sub-word pooling", ["first", "mean"], key="layers_pooling")
+            contextual = st.text_input(
+                "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)",
+                key="layers_contextual",
+            )
+            command = layers_command(
+                ss.dataset,
+                tracking_uri=uri,
+                experiment=DEFAULT_EXPERIMENT,
+                profile=profile,
+                seeds=seeds,
+                size=size or None,
+                contextual=contextual or None,
+                pooling=pooling,
+            )
+            st.code(display_command(command), language="bash")
+            if st.button("Run layer sweep", disabled=job is not None and job.running, key="run_layers"):
+                log = (
+                    Path(ss.dataset["folder"]) / "layers" / "layers.log"
+                )  # its own folder: own progress file
+                start_run(command, log, _layers_key(ss))
+                st.rerun()
+    if job is not None:
+        st.fragment(run_every=POLL_SECONDS if job.running else None)(layers_monitor)()
+
+
+def layers_monitor() -> None:
+    """The sweep's log while it runs; the page is redrawn once when it ends (its result then lists below)."""
+    ss = state()
+    job = job_for(_layers_key(ss))
+    if job is None:
+        return
+    if job.running:
+        ss.layers_was_running = True
+        st.info("Layer sweep running: every layer trains with every seed; it is listed below when it ends.")
+        if st.button("Stop the layer sweep", key="stop_layers"):
+            job.stop()
+            st.rerun(scope="app")
+    else:
+        if job.stop_requested:
+            st.warning("Layer sweep stopped: nothing was logged (a sweep is logged when it ends).")
+        elif job.returncode == 0:
+            st.success("Layer sweep finished: it is the newest one below.")
+        else:
+            st.error(f"`advisor layers` exited with status {job.returncode}: see the log.")
+        if ss.get("layers_was_running"):
+            ss.layers_was_running = False
+            st.rerun(scope="app")
+    st.caption(f"log: {job.log_path}")
+    st.code(job.log_tail(15) or "(no output yet)", language="text")
+
+
 # -- history ---------------------------------------------------------------------------------------
 
 
 def page_history(uri: str) -> None:
-    st.header("4 · History")
+    st.header("5 · History")
     runs = _analyses(uri, max_results=200)
     if not runs:
         st.info(f"No analysis in {uri} yet.")
@@ -585,9 +757,13 @@ def main() -> None:
     st.sidebar.caption(f"MLflow store: {uri}")
     st.sidebar.caption(f"Uploads: {upload_root(uri)}")
     try:
-        {"Data": page_data, "Configure & run": page_run, "Results": page_results, "History": page_history}[
-            page
-        ](uri)
+        {
+            "Data": page_data,
+            "Configure & run": page_run,
+            "Results": page_results,
+            "Layers": page_layers,
+            "History": page_history,
+        }[page](uri)
     except AdvisorError as error:
         st.error(error.render())
 

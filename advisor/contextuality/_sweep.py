@@ -20,7 +20,20 @@ from advisor.data import DataSplits
 from advisor.grid import plan_grid, profiles, subset_indices, subset_order
 from advisor.vocabulary import primary_metric
 
-__all__ = ["LayerSweep", "layer_sweep", "log_layer_sweep", "sweep_summary"]
+__all__ = [
+    "LAYERS_KIND",
+    "LAYERS_MIX_TABLE",
+    "LAYERS_TABLE",
+    "LayerSweep",
+    "layer_sweep",
+    "log_layer_sweep",
+    "sweep_summary",
+]
+
+#: ``advisor.kind`` tag of a layer-sweep run, and its tables (written here, read by the app).
+LAYERS_KIND = "layers"
+LAYERS_TABLE = "analysis/layers.json"
+LAYERS_MIX_TABLE = "analysis/layer_sweep_mix_weights.json"
 
 
 @dataclass
@@ -143,7 +156,7 @@ def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str
     run = client.create_run(
         tracker.experiment_id,
         run_name=f"layers-{data.rstrip('/').split('/')[-1]}-{sweep.task}",
-        tags={"advisor.kind": "layers", "advisor.task": sweep.task},
+        tags={"advisor.kind": LAYERS_KIND, "advisor.task": sweep.task},
     )
     run_id = run.info.run_id
     params = {
@@ -165,9 +178,9 @@ def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str
         Metric("dev_score_mix", float(r.dev_mean), now, 0) for r in summary.itertuples() if r.layer == "mix"
     ]
     client.log_batch(run_id, metrics=metrics, params=[Param(k, str(v)[:6000]) for k, v in params.items()])
-    write_table(client, run_id, sweep.table, "analysis/layers.json")
+    write_table(client, run_id, sweep.table, LAYERS_TABLE)
     if not sweep.mix_weights.empty:
-        write_table(client, run_id, sweep.mix_weights, "analysis/layer_sweep_mix_weights.json")
+        write_table(client, run_id, sweep.mix_weights, LAYERS_MIX_TABLE)
     client.log_figure(
         run_id, plot_layer_sweep(sweep.table, f"dev {sweep.primary_metric}"), "figures/layers.png"
     )
