@@ -121,6 +121,17 @@ def test_configuration_lists_registry_choices_and_builds_the_command(app: AppTes
     assert not app.code and not app.button  # no command and no Run button for bad settings
 
 
+def test_the_run_form_passes_the_backend_and_the_ray_address_on(app: AppTest) -> None:
+    app.radio(key="source").set_value("Bundled demo data").run()
+    _page(app, "Configure & run")
+    assert "--backend" not in app.code[0].value  # local: the default, not spelled out
+    assert app.text_input(key="ray_address").disabled
+    app.radio(key="backend").set_value("ray").run()
+    app.text_input(key="ray_address").set_value("ray://head:10001").run()
+    assert not app.exception and not app.error
+    assert "--backend ray --ray-address ray://head:10001" in app.code[0].value
+
+
 def test_run_page_asks_for_data_first(app: AppTest) -> None:
     _page(app, "Configure & run")
     assert "Choose a dataset on the Data page first." in [i.value for i in app.info]

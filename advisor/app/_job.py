@@ -69,6 +69,8 @@ def run_command(settings: RunSettings, session_id: str, python: str | None = Non
         "--static": settings.static,
         "--tracking-uri": settings.tracking_uri,
         "--device": settings.device,
+        "--backend": None if settings.backend == "local" else settings.backend,
+        "--ray-address": settings.ray_address,
     }
     for flag, value in optional.items():
         if value:

@@ -56,6 +56,7 @@ from advisor.app import (
     upload_root,
     verdict_text,
 )
+from advisor.backends import BACKENDS, check_backend
 from advisor.data import TASKS
 from advisor.errors import AdvisorError
 from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
@@ -252,6 +253,7 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
             cols[1].text_input("Fractions", "0.25,0.5,1", key="fractions"), float, "fractions"
         )
     seeds = int(cols[2].number_input("Seeds (0: the profile's)", 0, 20, 0, key="seeds")) or None
+    backend, ray_address = _backend()
     with st.expander("Models"):
         contextual = st.text_input(
             "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)", key="contextual"
@@ -279,7 +281,22 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
         static=static or None,
         tracking_uri=uri,
         experiment=experiment or DEFAULT_EXPERIMENT,
+        backend=backend,
+        ray_address=ray_address,
     )
+
+
+def _backend() -> tuple[str, str | None]:
+    """Where the cells train: local worker processes, or Ray (a local runtime, or a cluster's address)."""
+    with st.expander("Compute: local worker processes or Ray"):
+        cols = st.columns([1, 3])
+        backend = cols[0].radio("Backend", list(BACKENDS), horizontal=True, key="backend")
+        address = cols[1].text_input(
+            "Ray address (blank: start a local Ray runtime)", key="ray_address", disabled=backend != "ray"
+        )
+    ray_address = (address.strip() or None) if backend == "ray" else None
+    check_backend(backend, ray_address)  # e.g. Ray not installed: said on the form, before Run
+    return backend, ray_address
 
 
 def page_run(uri: str) -> None:

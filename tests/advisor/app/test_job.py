@@ -49,6 +49,17 @@ def test_run_command_is_an_advisor_run_that_the_cli_accepts() -> None:
     assert parsed["fractions"] is None and parsed["static"] is None
 
 
+@pytest.mark.parametrize(
+    ("backend", "address"), [("local", None), ("ray", None), ("ray", "ray://head:10001")]
+)
+def test_the_backend_and_the_ray_address_reach_advisor_run(backend: str, address: str | None) -> None:
+    command = run_command(_settings(backend=backend, ray_address=address), "s1", python="/py")
+    context = get_command(app).make_context("advisor", list(command[3:]))
+    parsed = context.command.get_command(context, "run").make_context("run", command[4:]).params
+    assert parsed["backend"] == backend and parsed["ray_address"] == address
+    assert ("--backend" in command) == (backend != "local")  # the default stays implicit
+
+
 def test_display_command_reads_like_the_cli() -> None:
     command = run_command(_settings(fractions=[0.5, 1.0]), "s1", python="/py")
     text = display_command(command)
