@@ -432,17 +432,42 @@ def _method_text(gaps: list[ScoreGap], analysis: Analysis, n_boot: int) -> str:
 
 def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recommendation:
     """Decide between "use contextual", "static is enough", "random is enough", "label more data instead"
-    and "inconclusive", with the reasons, numbers and thresholds that led there."""
+    and "inconclusive", with the reasons, numbers and thresholds that led there.
+
+    In four steps: evidence gates (is there enough to judge?), evidence (gaps, efficiency, fits),
+    decision rules (:func:`_decide`), and the supporting sentences.
+    """
     t = thresholds if thresholds is not None else Thresholds()
     if t.price_per_hour is None and analysis.params.get("price_per_hour") not in (None, ""):
         t = replace(t, price_per_hour=float(analysis.params["price_per_hour"]))  # given to `advisor run`
-    with_reference = analysis
-    analysis, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
-    names = analysis.embedding_names
-    full = analysis.full_size
+    frozen, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
+    rec, seeds_at_full = _start(frozen, analysis, t)
+    problems = _evidence_gates(frozen, t, seeds_at_full)
+    _run_caveats(rec, frozen, t, cut_from)
+    if problems:
+        rec.headline = "Inconclusive: " + "; ".join(problems) + "."
+        rec.reasons = [p[0].upper() + p[1:] + "." for p in problems] + rec.reasons
+        return rec
+    cs = _weigh(rec, frozen, t)
+    reasons = rec.reasons + _evidence_reasons(rec, frozen, t)
+    _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
+    if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
+        # The run stopped early: the cheap embedding still has unused training data to catch up with.
+        rec.verdict = INCONCLUSIVE
+        rec.headline = (
+            f"Inconclusive: the run stopped before its largest size ({cut_from} items); at {frozen.full_size} items "
+            f"contextual leads {cs.b} by {_pts(cs.gap)} ({_pts(cs.lo)} to {_pts(cs.hi)}), but {cs.b} may catch up "
+            "with the training data not used yet; resume the run."
+        )
+    rec.reasons = reasons + _support_reasons(rec, frozen, t)
+    return rec
+
+
+def _start(analysis: Analysis, with_reference: Analysis, t: Thresholds) -> tuple[Recommendation, pd.Series]:
+    """The recommendation before any decision: costs, fine-tuning headroom, slices, slice overlap."""
+    names, full = analysis.embedding_names, analysis.full_size
     at_full = analysis.curves[analysis.curves["size"] == full]
     seeds_at_full = at_full.groupby("embedding")["seed"].nunique().reindex(names).fillna(0).astype(int)
-    n_seeds = int(seeds_at_full.min()) if len(seeds_at_full) else 0
     rec = Recommendation(
         verdict=INCONCLUSIVE,
         headline="",
@@ -452,7 +477,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         primary_metric=analysis.primary_metric,
         full_size=full,
         sizes=analysis.sizes,
-        n_seeds=n_seeds,
+        n_seeds=int(seeds_at_full.min()) if len(seeds_at_full) else 0,
     )
     if len(analysis.curves):  # the fine-tuned reference gets its cost row too
         rec.costs = compare_costs(_with_reference_cells(analysis, with_reference))
@@ -465,8 +490,12 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         from advisor.difficulty import overlap_warnings
 
         rec.caveats += overlap_warnings(rec.overlap)
+    return rec, seeds_at_full
 
-    # Evidence gates: without these, any verdict would be stronger than the data.
+
+def _evidence_gates(analysis: Analysis, t: Thresholds, seeds_at_full: pd.Series) -> list[str]:
+    """Why no verdict can be given (empty: the data can carry one); any verdict would be stronger than the data."""
+    names = analysis.embedding_names
     problems: list[str] = []
     if "contextual" not in names:
         problems.append("the run has no finished contextual cell, so there is nothing to weigh it against")
@@ -479,22 +508,28 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         problems.append(
             f"too few seeds at full data for an interval: {', '.join(thin)} (need {t.min_seeds} per embedding)"
         )
+    return problems
+
+
+def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_from: int | None) -> None:
+    """A run judged below its largest size, or not finished, says so."""
     if cut_from is not None:
         rec.caveats.append(
-            f"judged at {full} items, the largest size every embedding finished with {t.min_seeds}+ seeds; "
-            f"the grid goes up to {cut_from} items (resume the run to judge with all the data)"
+            f"judged at {analysis.full_size} items, the largest size every embedding finished with {t.min_seeds}+ "
+            f"seeds; the grid goes up to {cut_from} items (resume the run to judge with all the data)"
         )
     if analysis.status not in (None, "FINISHED"):
         rec.caveats.append(f"the run's status is {analysis.status}: some cells may be missing")
-    if problems:
-        rec.headline = "Inconclusive: " + "; ".join(problems) + "."
-        rec.reasons = [p[0].upper() + p[1:] + "." for p in problems] + rec.reasons
-        return rec
 
-    loss = t.acceptable_loss
+
+def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds) -> ScoreGap:
+    """Gaps, data efficiency, learning-curve fits and extrapolations; the contextual gap to decide on.
+
+    Contextual is weighed against the best cheap embedding (normally static; random if it did better).
+    """
+    names, loss = analysis.embedding_names, t.acceptable_loss
     replicates = analysis_replicates(analysis, t.n_boot)
     rec.gaps = score_gaps(analysis, confidence=t.confidence, loss=loss, replicates=replicates)
-    gaps = {g.pair: g for g in rec.gaps}
     for b in ("static", "random"):
         if b in names:
             rec.efficiency.append(
@@ -502,42 +537,58 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
                     analysis, "contextual", b, n_boot=t.n_boot, confidence=t.confidence, replicates=replicates
                 )
             )
-    # Contextual is weighed against the best cheap embedding (normally static; random if it did better).
     cs = min((g for g in rec.gaps if g.a == "contextual"), key=lambda g: g.gap)
     target = cs.score_a - loss  # what a cheap embedding must reach to be "as good" as contextual
     for name in names:
         rec.fits[name] = fit_learning_curve(analysis, name)
-    for cheap in ("static", "random"):
-        if cheap in names:
-            matrix = analysis.score_matrix(cheap)
-            observed = float(matrix.loc[full].mean()) if full in matrix.index else None
-            rec.extrapolations.append(
-                extrapolate(
-                    rec.fits[cheap],
-                    target,
-                    full,
-                    observed_full=observed,
-                    max_factor=t.max_extrapolation,
-                    min_sizes=t.min_fit_sizes,
-                    min_r2=t.min_fit_r2,
-                    max_backtest_error=t.max_backtest_error,
-                )
-            )
+    rec.extrapolations += [
+        _extrapolation(rec, analysis, t, c, target) for c in ("static", "random") if c in names
+    ]
+    return cs
 
-    reasons = rec.reasons + [_gap_text(g) for g in rec.gaps] + [_method_text(rec.gaps, analysis, t.n_boot)]
-    reasons += _repaired_text(analysis, full)
+
+def _extrapolation(
+    rec: Recommendation, analysis: Analysis, t: Thresholds, cheap: str, target: float
+) -> Extrapolation:
+    """How many items ``cheap`` needs to reach ``target``, from its learning-curve fit."""
+    full = analysis.full_size
+    matrix = analysis.score_matrix(cheap)
+    observed = float(matrix.loc[full].mean()) if full in matrix.index else None
+    return extrapolate(
+        rec.fits[cheap],
+        target,
+        full,
+        observed_full=observed,
+        max_factor=t.max_extrapolation,
+        min_sizes=t.min_fit_sizes,
+        min_r2=t.min_fit_r2,
+        max_backtest_error=t.max_backtest_error,
+    )
+
+
+def _evidence_reasons(rec: Recommendation, analysis: Analysis, t: Thresholds) -> list[str]:
+    """The gaps, how their intervals were made, the acceptable loss, and the data efficiency."""
+    reasons = [_gap_text(g) for g in rec.gaps] + [_method_text(rec.gaps, analysis, t.n_boot)]
+    reasons += _repaired_text(analysis, analysis.full_size)
     reasons.append(
-        f"You accept losing up to {_mag(loss)}: a cheaper embedding is enough only if the upper end of "
+        f"You accept losing up to {_mag(t.acceptable_loss)}: a cheaper embedding is enough only if the upper end of "
         "every interval of its gap to a costlier one stays within that."
     )
-    reasons += [e.describe() for e in rec.efficiency]
+    return reasons + [e.describe() for e in rec.efficiency]
 
-    def enough(cheap: str) -> bool:
-        costlier = [g for g in rec.gaps if g.b == cheap]
-        return bool(costlier) and all(g.has_interval and g.hi <= loss for g in costlier)
 
+def _enough(gaps: list[ScoreGap], cheap: str, loss: float) -> bool:
+    """``cheap`` is enough when every gap of a costlier embedding to it has an interval within ``loss``."""
+    costlier = [g for g in gaps if g.b == cheap]
+    return bool(costlier) and all(g.has_interval and g.hi <= loss for g in costlier)
+
+
+def _decide(rec: Recommendation, cs: ScoreGap, names: list[str], t: Thresholds, full: int) -> None:
+    """The decision rules, cheapest family first: the verdict and its headline."""
+    loss = t.acceptable_loss
+    gaps = {g.pair: g for g in rec.gaps}
     best_cheap = cs.b
-    if "random" in names and enough("random"):
+    if "random" in names and _enough(rec.gaps, "random", loss):
         rec.verdict = RANDOM_ENOUGH
         worst = max(g.hi for g in rec.gaps if g.b == "random")
         rec.headline = (
@@ -545,7 +596,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
             f"within the {_mag(loss)} you accept to lose"
             f"{_prob_text(max((g for g in rec.gaps if g.b == 'random'), key=lambda g: g.hi))}."
         )
-    elif "static" in names and enough("static"):
+    elif "static" in names and _enough(rec.gaps, "static", loss):
         rec.verdict = STATIC_ENOUGH
         g = gaps["contextual-static"]
         rec.headline = (
@@ -559,53 +610,50 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
             f"({t.confidence:.0%} CI {_pts(cs.lo)} to {_pts(cs.hi)}), more than the {_mag(loss)} you accept to lose"
             f"{_prob_text(cs)}."
         )
-        budget = t.labelling_budget(full)
-        catch_up = [
-            x
-            for x in rec.extrapolations
-            if x.status == "extrapolated"
-            and x.reliable
-            and x.extra_items <= budget
-            and x.embedding == best_cheap
-        ]
-        if catch_up:
-            x = catch_up[0]
-            rec.verdict = LABEL_MORE
-            cost = (
-                f" (≈ {x.extra_items * t.label_cost:,.2f} at {t.label_cost:g} per item)"
-                if t.label_cost
-                else ""
-            )
-            rec.headline = (
-                f"Label more data instead: {x.embedding} is predicted to come within {_mag(loss)} of contextual's "
-                f"full-data score with about {x.extra_items:,.0f} more labelled items{cost}, "
-                f"within your budget of {t.budget_text(full)}."
-            )
+        _label_more(rec, t, full, best_cheap)
     else:
         rec.verdict = INCONCLUSIVE
-        if not cs.has_interval:
-            why = "no interval could be computed for the contextual gap"
-        else:
-            why = (
-                f"the {t.confidence:.0%} interval of contextual's advantage over {best_cheap} "
-                f"({_pts(cs.lo)} to {_pts(cs.hi)}) straddles the {_mag(loss)} you accept to lose"
-            )
-        lean = _lean(cs)
-        rec.headline = f"Inconclusive: {why}" + (f"; it {lean}" if lean else "") + f". {_resolve(cs)}."
+        rec.headline = _inconclusive_headline(cs, t)
 
-    if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
-        # The run stopped early: the cheap embedding still has unused training data to catch up with.
-        rec.verdict = INCONCLUSIVE
-        rec.headline = (
-            f"Inconclusive: the run stopped before its largest size ({cut_from} items); at {full} items contextual "
-            f"leads {best_cheap} by {_pts(cs.gap)} ({_pts(cs.lo)} to {_pts(cs.hi)}), but {best_cheap} may catch up "
-            "with the training data not used yet; resume the run."
+
+def _label_more(rec: Recommendation, t: Thresholds, full: int, best_cheap: str) -> None:
+    """Contextual wins, unless the best cheap embedding catches up with labels within the budget."""
+    budget = t.labelling_budget(full)
+    catch_up = [
+        x
+        for x in rec.extrapolations
+        if x.status == "extrapolated" and x.reliable and x.extra_items <= budget and x.embedding == best_cheap
+    ]
+    if not catch_up:
+        return
+    x = catch_up[0]
+    rec.verdict = LABEL_MORE
+    cost = f" (≈ {x.extra_items * t.label_cost:,.2f} at {t.label_cost:g} per item)" if t.label_cost else ""
+    rec.headline = (
+        f"Label more data instead: {x.embedding} is predicted to come within {_mag(t.acceptable_loss)} of "
+        f"contextual's full-data score with about {x.extra_items:,.0f} more labelled items{cost}, "
+        f"within your budget of {t.budget_text(full)}."
+    )
+
+
+def _inconclusive_headline(cs: ScoreGap, t: Thresholds) -> str:
+    """Why the contextual gap decides nothing, which way it leans, and what would resolve it."""
+    if not cs.has_interval:
+        why = "no interval could be computed for the contextual gap"
+    else:
+        why = (
+            f"the {t.confidence:.0%} interval of contextual's advantage over {cs.b} "
+            f"({_pts(cs.lo)} to {_pts(cs.hi)}) straddles the {_mag(t.acceptable_loss)} you accept to lose"
         )
-    # Extrapolations and costs support every verdict; they are reported whatever was decided.
-    reasons += [x.describe() for x in rec.extrapolations]
+    lean = _lean(cs)
+    return f"Inconclusive: {why}" + (f"; it {lean}" if lean else "") + f". {_resolve(cs)}."
+
+
+def _support_reasons(rec: Recommendation, analysis: Analysis, t: Thresholds) -> list[str]:
+    """Extrapolations, budget, costs, slices and the encoder: reported whatever was decided."""
+    reasons = [x.describe() for x in rec.extrapolations]
     if rec.verdict in (USE_CONTEXTUAL, LABEL_MORE, INCONCLUSIVE):
-        budget_line = f"Labelling budget considered: {t.budget_text(full)}."
-        reasons.append(budget_line)
+        reasons.append(f"Labelling budget considered: {t.budget_text(analysis.full_size)}.")
     reasons += _cost_sentences(rec.costs, t, rec)
     if rec.carrying_slices:
         metrics = ", ".join(sorted({s.metric for s in rec.carrying_slices}))
@@ -624,8 +672,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         )
     reasons += layer_reasons(analysis)  # which encoder, dim, layers, pooling, mix; how contextual
     rec.caveats += layer_caveats(analysis)  # a sentence-embedding model, and the command for a stronger one
-    rec.reasons = reasons
-    return rec
+    return reasons
 
 
 def _with_reference_cells(analysis: Analysis, with_reference: Analysis) -> Analysis:
