@@ -183,15 +183,7 @@ def run_analysis(
     plan = plan_run(settings, splits, (_finetune_extension,))
     tracker = _open(settings, plan, splits, notify)
     total = len(plan.grid.cells)
-    pending = [
-        c for c in plan.grid.cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)
-    ]
-    reused = [c for c in plan.grid.cells if c not in pending]
-    notify(
-        ProgressEvent(
-            "plan", len(reused), total, f"{len(pending)} cells to compute", run_id=tracker.parent_id
-        )
-    )
+    pending, reused = _pending(settings, plan, tracker, notify)
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
     status, analysed = "FAILED", False
     cells: Iterator[CellOutcome] | None = None
@@ -228,6 +220,18 @@ def run_analysis(
         device=plan.device,
         resumed=tracker.resumed,
     )
+
+
+def _pending(
+    settings: RunSettings, plan: RunPlan, tracker: AnalysisTracker, notify: Callable[[ProgressEvent], None]
+) -> tuple[list[Cell], list[Cell]]:
+    """(cells to compute, cells an earlier run finished); ``--force`` recomputes every cell."""
+    cells = plan.grid.cells
+    pending = [c for c in cells if settings.force or not tracker.is_finished(c.embedding, c.size, c.seed)]
+    reused = [c for c in cells if c not in pending]
+    message = f"{len(pending)} cells to compute"
+    notify(ProgressEvent("plan", len(reused), len(cells), message, run_id=tracker.parent_id))
+    return pending, reused
 
 
 def _start_cells(
