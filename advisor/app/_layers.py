@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from advisor.analysis import Analysis
@@ -146,7 +147,7 @@ def sweep_table(view: SweepView) -> pd.DataFrame:
             "layer": ["scalar mix" if k == "mix" else k for k in summary["layer"]],
             "dev (seeds)": [seeds[k] for k in summary["layer"]],
             "dev mean": 100 * summary["dev_mean"].to_numpy(),
-            "dev − mix": 100 * (summary["dev_mean"].to_numpy() - mix_mean),
+            "dev − mix": np.where(singles, 100 * (summary["dev_mean"].to_numpy() - mix_mean), np.nan),
             f"test {view.metric} mean": 100 * summary["test_mean"].to_numpy(),
             "best layer": (singles & (summary["dev_mean"] == best)).to_numpy(),
         }

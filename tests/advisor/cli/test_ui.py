@@ -27,6 +27,10 @@ def test_streamlit_command_binds_the_host_and_passes_the_store() -> None:
     assert options["--server.maxUploadSize"] == "5" and options["--server.headless"] == "true"
     assert command[-3:] == ["--", "--tracking-uri", "sqlite:///x/mlflow.db"]
     assert APP_FILE.exists()
+    import advisor
+
+    # The page inside the package, not the checkout's shim: a wheel serves the same file.
+    assert APP_FILE.is_relative_to(Path(advisor.__file__).parent) and APP_FILE.name == "page.py"
 
 
 def test_ui_refuses_a_bad_store_or_cap() -> None:
