@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from advisor.data import tokenize
-from advisor.data._text import read_text_file
+from advisor.data._text import TextFile, read_text_file
 from advisor.errors import ConfigError, InputError
 from advisor.gain._features import gain_features
 from advisor.gain._store import GainModel
@@ -55,6 +55,48 @@ def _is_conll(rows: list[tuple[int, list[str]]], has_blocks: bool) -> bool:
     return looks >= 0.9 * len(rows)
 
 
+def _line_items(text: TextFile) -> tuple[list[list[str]], list[int]]:
+    """One item per non-blank line: its tokens and line number."""
+    tokens: list[list[str]] = []
+    starts: list[int] = []
+    for number, line in enumerate(text.lines, start=1):
+        if line.strip():
+            tokens.append(tokenize(line))
+            starts.append(number)
+    return tokens, starts
+
+
+def _conll_items(text: TextFile, rows: list[tuple[int, list[str]]]) -> tuple[list[list[str]], list[int]]:
+    """One item per blank-line-separated block of token rows (tag columns ignored): tokens, first line."""
+    tokens: list[list[str]] = []
+    starts: list[int] = []
+    width = len(rows[0][1]) if rows else 0
+    current: list[str] = []
+    for number, line in enumerate(text.lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("-DOCSTART-"):
+            if current:
+                tokens.append(current)
+                current = []
+            continue
+        columns = stripped.split()
+        if len(columns) != width:
+            raise InputError(
+                f"row has {len(columns)} column{'s' if len(columns) != 1 else ''}; the first row has {width}",
+                file=text.path,
+                line=number,
+                hint="CoNLL rows are a token, optionally followed by tag columns (ignored); "
+                "use --format lines for one text per line",
+                code="E831",
+            )
+        if not current:
+            starts.append(number)
+        current.append(columns[0])
+    if current:
+        tokens.append(current)
+    return tokens, starts
+
+
 def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> UnlabelledText:
     """Read production text for :func:`predict_gain`; bad input raises InputError with file:line."""
     if format not in FORMATS:
@@ -73,38 +115,7 @@ def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> Unlabe
         for i in range(1, len(blank))
     )
     chosen = format if format != "auto" else ("conll" if _is_conll(rows, has_blocks) else "lines")
-    tokens: list[list[str]] = []
-    starts: list[int] = []
-    if chosen == "lines":
-        for number, line in enumerate(text.lines, start=1):
-            if line.strip():
-                tokens.append(tokenize(line))
-                starts.append(number)
-    else:
-        width = len(rows[0][1]) if rows else 0
-        current: list[str] = []
-        for number, line in enumerate(text.lines, start=1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("-DOCSTART-"):
-                if current:
-                    tokens.append(current)
-                    current = []
-                continue
-            columns = stripped.split()
-            if len(columns) != width:
-                raise InputError(
-                    f"row has {len(columns)} column{'s' if len(columns) != 1 else ''}; the first row has {width}",
-                    file=text.path,
-                    line=number,
-                    hint="CoNLL rows are a token, optionally followed by tag columns (ignored); "
-                    "use --format lines for one text per line",
-                    code="E831",
-                )
-            if not current:
-                starts.append(number)
-            current.append(columns[0])
-        if current:
-            tokens.append(current)
+    tokens, starts = _line_items(text) if chosen == "lines" else _conll_items(text, rows)
     if not tokens:
         raise InputError(
             "no text found", file=text.path, line=1, hint="the file has only blank lines", code="E832"
