@@ -1,4 +1,4 @@
-"""Compute helpers of the Streamlit app (``streamlit_app.py``): uploads, the run subprocess, MLflow
+"""Compute helpers of the Streamlit app (its page is :mod:`advisor.app.page`): uploads, the run subprocess, MLflow
 polling and view models. Pure Python, no Streamlit calls, so every piece is unit-tested on its own.
 """
 
