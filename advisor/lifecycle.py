@@ -205,10 +205,10 @@ class Heartbeat:
 def _lock_dir(tracking_uri: str) -> Path:
     if tracking_uri.startswith("sqlite:///"):
         return Path(tracking_uri.removeprefix("sqlite:///")).resolve().parent / ".advisor-locks"
-    from advisor.embeddings import default_cache_dir
+    from advisor.cache import cache_dir
 
     digest = hashlib.sha256(tracking_uri.encode()).hexdigest()[:12]
-    return Path(default_cache_dir()).parent / "locks" / digest
+    return cache_dir("locks") / digest
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor._error_codes import E202
+from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
 from advisor.grid import Cell, GridPlan, profiles, subset_order
 from advisor.pipeline import (
@@ -171,8 +172,19 @@ def run_analysis(
     """Run (or resume) one analysis and return what was computed; see the module docstring.
 
     ``fail_after`` raises after that many computed cells: used by tests to prove a failed run ends
-    FAILED and a re-run computes only the missing cells.
+    FAILED and a re-run computes only the missing cells. ``settings.cache_dir`` is the cache root of
+    every cache the run fills (features, parses, vectors, distilled models).
     """
+    with using_cache_root(settings.cache_dir):
+        return _run_analysis(settings, progress, splits, fail_after)
+
+
+def _run_analysis(
+    settings: RunSettings,
+    progress: Callable[[ProgressEvent], None] | None,
+    splits: DataSplits | None,
+    fail_after: int | None,
+) -> RunOutcome:
     from advisor.validate import validate_settings
 
     validate_settings(settings)  # before any MLflow run exists or any model is loaded

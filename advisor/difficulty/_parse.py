@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from advisor import cache
 from advisor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -38,9 +38,8 @@ _PARSE_COMPONENTS = ("tok2vec", "transformer", "parser")
 
 
 def default_cache_dir() -> Path:
-    """``$ADVISOR_CACHE_DIR/parses`` if set, else ``~/.cache/advisor/parses``."""
-    root = os.environ.get("ADVISOR_CACHE_DIR")
-    return (Path(root) if root else Path.home() / ".cache" / "advisor") / "parses"
+    """The parse cache under the cache root (:mod:`advisor.cache`): ``<root>/parses``."""
+    return cache.cache_dir("parses")
 
 
 def dependency_distance(doc: Doc) -> float:

@@ -9,7 +9,6 @@ embedding itself.
 from __future__ import annotations
 
 import inspect
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from advisor._error_codes import E212, E216
+from advisor.cache import cache_dir
 from advisor.data._corpus import Corpus
 from advisor.features import TokenFeatures
 from advisor.registry import embeddings
@@ -31,9 +31,8 @@ ParamValue = str | int | float
 
 
 def default_cache_dir() -> Path:
-    """``$ADVISOR_CACHE_DIR`` or ``~/.cache/advisor/features``: features outlive a run, so not a temp dir."""
-    env = os.environ.get("ADVISOR_CACHE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "advisor" / "features"
+    """The feature cache under the cache root (:mod:`advisor.cache`): features outlive a run, so not a temp dir."""
+    return cache_dir("features")
 
 
 class Embedding(ABC):
