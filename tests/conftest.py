@@ -24,20 +24,6 @@ def cache_root(tmp_path_factory: pytest.TempPathFactory):
         os.environ["ADVISOR_CACHE_DIR"] = previous
 
 
-
-@pytest.fixture(autouse=True, scope="session")
-def cache_root(tmp_path_factory: pytest.TempPathFactory):
-    """Every cache (features, parses, vectors, distilled models, locks) under a session temp dir: never $HOME."""
-    root = tmp_path_factory.mktemp("advisor-cache")
-    previous = os.environ.get("ADVISOR_CACHE_DIR")
-    os.environ["ADVISOR_CACHE_DIR"] = str(root)
-    yield root
-    if previous is None:
-        os.environ.pop("ADVISOR_CACHE_DIR", None)
-    else:
-        os.environ["ADVISOR_CACHE_DIR"] = previous
-
-
 TINY_WORDS = (
     "the a an of to in on at for with by from and or but is was are were be been it this that "
     "he she they we you i his her their our my john mary paris london berlin new york city "
