@@ -44,10 +44,18 @@ __all__ = [
 
 USE_CONTEXTUAL = "use contextual"
 STATIC_ENOUGH = "static is enough"
+DISTILLED_ENOUGH = "distilled is enough"  # static vectors distilled from the encoder (advisor.embeddings._distilled)
 RANDOM_ENOUGH = "random is enough"
 LABEL_MORE = "label more data instead"
 INCONCLUSIVE = "inconclusive"
-VERDICTS: tuple[str, ...] = (USE_CONTEXTUAL, STATIC_ENOUGH, RANDOM_ENOUGH, LABEL_MORE, INCONCLUSIVE)
+VERDICTS: tuple[str, ...] = (
+    USE_CONTEXTUAL,
+    DISTILLED_ENOUGH,
+    STATIC_ENOUGH,
+    RANDOM_ENOUGH,
+    LABEL_MORE,
+    INCONCLUSIVE,
+)
 
 
 @dataclass(frozen=True)
@@ -530,6 +538,7 @@ def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds) -> ScoreGap:
     names, loss = analysis.embedding_names, t.acceptable_loss
     replicates = analysis_replicates(analysis, t.n_boot)
     rec.gaps = score_gaps(analysis, confidence=t.confidence, loss=loss, replicates=replicates)
+    rec.gaps += _distilled_gaps(analysis, rec.gaps, t.confidence, loss, replicates)
     for b in ("static", "random"):
         if b in names:
             rec.efficiency.append(
@@ -602,6 +611,14 @@ def _decide(rec: Recommendation, cs: ScoreGap, names: list[str], t: Thresholds, 
         rec.headline = (
             f"Static embeddings are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
             f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose{_prob_text(g)}."
+        )
+    elif "distilled" in names and _enough(rec.gaps, "distilled", loss):
+        rec.verdict = DISTILLED_ENOUGH
+        g = gaps["contextual-distilled"]
+        rec.headline = (
+            f"Distilled static vectors are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
+            f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose{_prob_text(g)}"
+            f"{_serving_share_text(rec.costs, 'distilled')}."
         )
     elif cs.has_interval and cs.lo > loss:
         rec.verdict = USE_CONTEXTUAL
@@ -726,6 +743,33 @@ def _finished_part(analysis: Analysis, min_seeds: int) -> tuple[Analysis, int | 
         return analysis, None
     cut = replace(analysis, curves=curves[curves["size"] <= int(complete.max())].reset_index(drop=True))
     return cut, analysis.full_size
+
+
+def _distilled_gaps(
+    analysis: Analysis, gaps: list[ScoreGap], confidence: float, loss: float, replicates: Any
+) -> list[ScoreGap]:
+    """The distilled family's gaps (to contextual above it, to static and random below), when it ran."""
+    from advisor.verdict._efficiency import score_gap
+
+    names, have = analysis.embedding_names, {g.pair for g in gaps}
+    wanted = (("contextual", "distilled"), ("distilled", "static"), ("distilled", "random"))
+    return [
+        score_gap(analysis, a, b, confidence=confidence, loss=loss, replicates=replicates)
+        for a, b in wanted
+        if a in names and b in names and f"{a}-{b}" not in have
+    ]
+
+
+def _serving_share_text(costs: CostComparison | None, cheap: str) -> str:
+    """ ", at 3 % of contextual's serving latency (batch 1)" when both were measured."""
+    if costs is None:
+        return ""
+    own, full = (costs.value(name, "latency_ms_per_item") for name in (cheap, "contextual"))
+    if not (math.isfinite(own) and math.isfinite(full) and full > 0):
+        return ""
+    share = own / full
+    amount = f"{100 * share:.2g} % of" if share < 1 else f"{share:.1f}×"
+    return f", at {amount} contextual's serving latency (batch 1)"
 
 
 def _cost_sentences(costs: CostComparison | None, t: Thresholds, rec: Recommendation) -> list[str]:
