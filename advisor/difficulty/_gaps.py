@@ -36,12 +36,14 @@ from advisor.difficulty._ner import ner_units
 from advisor.difficulty._partition import PartitionRule, partition
 from advisor.errors import ConfigError, InputError
 from advisor.verdict._resample import Resampler, two_sided_p
+from advisor.vocabulary import FAMILIES as ALL_FAMILIES
 from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered, units_correct
 
 __all__ = ["FAMILIES", "GAP_COLUMNS", "PAIRS", "SLICES", "gap_analysis", "item_correctness"]
 
 #: Families a prediction set may come from, costliest first (as the verdict reads the pairs).
 FAMILIES: tuple[str, ...] = tuple(ordered(PAPER_FAMILIES)[::-1])
+_UNSLICED = {(name,) for name in ALL_FAMILIES if name not in FAMILIES}
 SLICES: tuple[str, ...] = ("difficult", "easy", "difficult-minus-easy")
 GAP_COLUMNS: list[str] = [
     "metric", "size", "pair", "slice", "n_items", "score_a", "score_b", "gap", "gap_lo", "gap_hi", "n_seeds",
@@ -151,6 +153,8 @@ def gap_analysis(
         )
     if n_boot < 1:
         raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
+    # Families outside the paper's three (distilled, the fine-tuned reference) are in no sliced pair.
+    predictions = {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in _UNSLICED)}
     keys = _check_predictions(predictions, evaluation)
     if table is None:
         table = item_metrics(train, evaluation, spacy_model, level=level, cache_dir=cache_dir)

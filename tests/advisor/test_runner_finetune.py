@@ -46,7 +46,9 @@ def test_finetuned_reference_is_its_own_family_with_cost_row_and_headroom(
     from advisor.report import write_report
     from advisor.verdict import recommend
 
-    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes="full", finetune_epochs=1)
+    settings = _settings(  # difficulty on: the slices and the gain model must take the extra family
+        tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes="full", finetune_epochs=1, difficulty=True
+    )
     outcome = run_analysis(settings)
     tuned = [c for c in outcome.computed if c.embedding == "finetuned"]
     assert [(c.size, c.seed) for c in tuned] == [(40, 0), (40, 1)]  # full size only, the grid's seeds
