@@ -23,7 +23,9 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"advisor.cli", "advisor.app"}),  # entry points: the CLI and the Streamlit page
     frozenset({"advisor.runner", "advisor.pipeline", "advisor.backends", "advisor.validate"}),
     frozenset(),  # the domain: everything else in advisor
-    frozenset({"advisor.registry", "advisor._error_codes", "advisor.errors", "advisor.features"}),
+    frozenset(
+        {"advisor.registry", "advisor._error_codes", "advisor.errors", "advisor.features", "advisor.cache"}
+    ),
     frozenset({"trainers"}),
 )
 DOMAIN = 2
@@ -62,8 +64,16 @@ def imports(path: Path) -> list[tuple[str, int]]:
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
-            found.append((".".join([*base, node.module or ""]).strip("."), node.lineno))
+            module = ".".join([*base, node.module or ""]).strip(".")
+            for alias in node.names:  # ``from advisor import cache`` imports the module advisor.cache
+                sub = f"{module}.{alias.name}"
+                found.append((sub if _is_module(sub) else module, node.lineno))
     return found
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def edges() -> list[tuple[str, str, str]]:
@@ -110,3 +120,4 @@ def test_the_contract_can_fail() -> None:
     assert names == ["advisor.runner"]
     assert layer("advisor.data") > layer(unit(names[0]) or "")
     assert layer("trainers") > layer("advisor.errors")
+    assert _is_module("advisor.tracking") and not _is_module("advisor.tracking.load_analysis")
