@@ -7,7 +7,6 @@ numbers for display (cost labels, the slice table, the per-item explorer, the hi
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +20,7 @@ from advisor.analysis import Analysis
 from advisor.difficulty import difficulty_metric_names
 from advisor.mlflow_views import store_uri
 from advisor.report._partial import partial_label
-from advisor.tracking import client_for
+from advisor.tracking import client_for, read_json_table
 from advisor.verdict import COST_COLUMNS, CostComparison
 from advisor.vocabulary import child_runs_filter, task_spec
 
@@ -82,10 +81,7 @@ def _read_table(client: Any, run_id: str, artifact_file: str) -> pd.DataFrame | 
     folder = str(Path(artifact_file).parent)
     if artifact_file not in {a.path for a in client.list_artifacts(run_id, folder)}:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        local = client.download_artifacts(run_id, artifact_file, tmp)
-        payload = json.loads(Path(local).read_text(encoding="utf-8"))
-    return pd.DataFrame(payload["data"], columns=payload["columns"])
+    return read_json_table(client, run_id, artifact_file)
 
 
 def load_predictions(
