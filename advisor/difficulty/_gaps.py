@@ -163,72 +163,11 @@ def gap_analysis(
     if task == "ner" and len(table) != len(ner_units(evaluation.labels, level)):
         raise InputError("the metrics table does not match the evaluation split", code="E538")
     correct = item_correctness(table, evaluation, predictions).to_numpy(dtype=float)  # (units, P)
-
-    items = table["item"].to_numpy(dtype=np.int64)
-    n_sentences = len(evaluation)
     partitions = {name: partition(table[name], rule) for name in metric_names}
-    # Per-sentence sums, columns per metric: [count_difficult, count_easy, correct_difficult(P), correct_easy(P)].
-    n_sets = correct.shape[1]
-    blocks = []
-    for name in metric_names:
-        for mask in (partitions[name].difficult.to_numpy(), partitions[name].easy.to_numpy()):
-            block = np.zeros((n_sentences, 1 + n_sets))
-            np.add.at(block[:, 0], items[mask], 1.0)
-            np.add.at(block[:, 1:], items[mask], correct[mask])
-            blocks.append(block)
-    sums = np.concatenate(blocks, axis=1) if blocks else np.zeros((n_sentences, 0))
-    resampler = Resampler(n_sentences, sorted({d for _, _, d in keys}), n_boot, seed)
-    replicates = resampler.item_totals(sums)
-    point = sums.sum(axis=0, keepdims=True)
-    width = 1 + n_sets
-
-    def scores(totals: np.ndarray, m: int, s: int) -> np.ndarray:
-        """Slice scores of every prediction set: ``(rows, P)``, NaN where the slice is empty."""
-        block = totals[:, (2 * m + s) * width : (2 * m + s + 1) * width]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return block[:, 1:] / block[:, :1]
-
-    groups: dict[tuple[str, int], list[int]] = {}
-    for column, (embedding, size, _) in enumerate(keys):
-        groups.setdefault((embedding, size), []).append(column)
-    seed_column = {d: j for j, d in enumerate(resampler.seeds)}
-
-    def seed_resampled(boot: np.ndarray, columns: list[int]) -> np.ndarray:
-        """Replicates of the seed-averaged slice score: (n_boot, P) columns -> seeds -> (n_boot,)."""
-        per_seed = np.full((n_boot, len(resampler.seeds)), np.nan)
-        for c in columns:
-            per_seed[:, seed_column[keys[c][2]]] = boot[:, c]
-        return resampler.seed_average(per_seed)
-
-    sizes = sorted({size for _, size, _ in keys})
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    rows: list[dict[str, Any]] = []
-    for m, name in enumerate(metric_names):
-        part = partitions[name]
-        per_slice_point = [scores(point, m, s)[0] for s in (0, 1)]
-        per_slice_boot = [scores(replicates, m, s) for s in (0, 1)]
-        for size in sizes:
-            for a, b in PAIRS:
-                if (a, size) not in groups or (b, size) not in groups:
-                    continue
-                cols_a, cols_b = groups[(a, size)], groups[(b, size)]
-                gaps_boot = []
-                for s, slice_name in enumerate(SLICES[:2]):
-                    score_a = float(per_slice_point[s][cols_a].mean())
-                    score_b = float(per_slice_point[s][cols_b].mean())
-                    boot = seed_resampled(per_slice_boot[s], cols_a) - seed_resampled(
-                        per_slice_boot[s], cols_b
-                    )
-                    gaps_boot.append(boot)
-                    rows.append(
-                        _row(name, size, a, b, slice_name, (part.n_difficult, part.n_easy)[s], score_a, score_b,
-                             score_a - score_b, boot, tail, min(len(cols_a), len(cols_b)))
-                    )  # fmt: skip
-                difference = rows[-2]["gap"] - rows[-1]["gap"]
-                rows.append(
-                    _row(name, size, a, b, SLICES[2], part.n_difficult + part.n_easy, np.nan, np.nan, difference,
-                         gaps_boot[0] - gaps_boot[1], tail, min(len(cols_a), len(cols_b)))
-                )  # fmt: skip
+    sums = _slice_sums(table, metric_names, partitions, correct, len(evaluation))
+    resampler = Resampler(len(evaluation), sorted({d for _, _, d in keys}), n_boot, seed)
+    boot = _SliceBoot(keys, resampler, sums, 1 + correct.shape[1])
+    rows = _gap_rows(metric_names, partitions, keys, boot, (1.0 - confidence) / 2.0 * 100.0)
     result = pd.DataFrame(rows, columns=GAP_COLUMNS)
     result.attrs.update(
         {
@@ -241,6 +180,107 @@ def gap_analysis(
         }
     )
     return result
+
+
+def _slice_sums(
+    table: pd.DataFrame,
+    metric_names: list[str],
+    partitions: dict[str, Any],
+    correct: np.ndarray,
+    n_sentences: int,
+) -> np.ndarray:
+    """Per-sentence sums, columns per metric: [count_difficult, count_easy, correct_difficult(P), correct_easy(P)]."""
+    items = table["item"].to_numpy(dtype=np.int64)
+    n_sets = correct.shape[1]
+    blocks = []
+    for name in metric_names:
+        for mask in (partitions[name].difficult.to_numpy(), partitions[name].easy.to_numpy()):
+            block = np.zeros((n_sentences, 1 + n_sets))
+            np.add.at(block[:, 0], items[mask], 1.0)
+            np.add.at(block[:, 1:], items[mask], correct[mask])
+            blocks.append(block)
+    return np.concatenate(blocks, axis=1) if blocks else np.zeros((n_sentences, 0))
+
+
+class _SliceBoot:
+    """Slice scores at the point estimate and per bootstrap replicate (sentences, then seeds resampled)."""
+
+    def __init__(self, keys: list[PredictionKey], resampler: Resampler, sums: np.ndarray, width: int) -> None:
+        self.keys, self.resampler, self.width = keys, resampler, width
+        self.replicates = resampler.item_totals(sums)
+        self.point = sums.sum(axis=0, keepdims=True)
+        self.seed_column = {d: j for j, d in enumerate(resampler.seeds)}
+
+    def scores(self, totals: np.ndarray, m: int, s: int) -> np.ndarray:
+        """Slice scores of every prediction set: ``(rows, P)``, NaN where the slice is empty."""
+        block = totals[:, (2 * m + s) * self.width : (2 * m + s + 1) * self.width]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return block[:, 1:] / block[:, :1]
+
+    def seed_resampled(self, boot: np.ndarray, columns: list[int]) -> np.ndarray:
+        """Replicates of the seed-averaged slice score: (n_boot, P) columns -> seeds -> (n_boot,)."""
+        per_seed = np.full((len(boot), len(self.resampler.seeds)), np.nan)
+        for c in columns:
+            per_seed[:, self.seed_column[self.keys[c][2]]] = boot[:, c]
+        return self.resampler.seed_average(per_seed)
+
+
+def _gap_rows(
+    metric_names: list[str],
+    partitions: dict[str, Any],
+    keys: list[PredictionKey],
+    boot: _SliceBoot,
+    tail: float,
+) -> list[dict[str, Any]]:
+    """Rows for every metric, size and pair whose two embeddings both have predictions at that size."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for column, (embedding, size, _) in enumerate(keys):
+        groups.setdefault((embedding, size), []).append(column)
+    sizes = sorted({size for _, size, _ in keys})
+    rows: list[dict[str, Any]] = []
+    for m, name in enumerate(metric_names):
+        point = [boot.scores(boot.point, m, s)[0] for s in (0, 1)]
+        replicates = [boot.scores(boot.replicates, m, s) for s in (0, 1)]
+        for size in sizes:
+            for a, b in PAIRS:
+                if (a, size) in groups and (b, size) in groups:
+                    columns = (groups[(a, size)], groups[(b, size)])
+                    rows += _pair_rows(
+                        name, partitions[name], size, (a, b), columns, point, replicates, boot, tail
+                    )
+    return rows
+
+
+def _pair_rows(
+    name: str,
+    part: Any,
+    size: int,
+    pair: tuple[str, str],
+    columns: tuple[list[int], list[int]],
+    point: list[np.ndarray],
+    replicates: list[np.ndarray],
+    boot: _SliceBoot,
+    tail: float,
+) -> list[dict[str, Any]]:
+    """The difficult, easy and difficult-minus-easy rows of one metric, size and pair."""
+    (a, b), (cols_a, cols_b) = pair, columns
+    n_seeds = min(len(cols_a), len(cols_b))
+    rows, gaps_boot = [], []
+    for s, slice_name in enumerate(SLICES[:2]):
+        score_a = float(point[s][cols_a].mean())
+        score_b = float(point[s][cols_b].mean())
+        gap_boot = boot.seed_resampled(replicates[s], cols_a) - boot.seed_resampled(replicates[s], cols_b)
+        gaps_boot.append(gap_boot)
+        rows.append(
+            _row(name, size, a, b, slice_name, (part.n_difficult, part.n_easy)[s], score_a, score_b,
+                 score_a - score_b, gap_boot, tail, n_seeds)
+        )  # fmt: skip
+    difference = rows[-2]["gap"] - rows[-1]["gap"]
+    rows.append(
+        _row(name, size, a, b, SLICES[2], part.n_difficult + part.n_easy, np.nan, np.nan, difference,
+             gaps_boot[0] - gaps_boot[1], tail, n_seeds)
+    )  # fmt: skip
+    return rows
 
 
 def _row(
