@@ -180,10 +180,15 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
             f"{measured.get('serving_ms_per_item_b1', float('nan')):.2f}",
             f"{measured.get('serving_memory_mb', float('nan')):.1f}",
             f"{full['n_params'].median():,.0f}",
-            f"{measured.get('embedding_bytes', float('nan')) / 1e6:.1f}",
+            _megabytes(measured.get("embedding_bytes")),
         )
     console.print(scores)
     console.print(costs)
+
+
+def _megabytes(value: float | None) -> str:
+    """An embedding's size, or "–" for a family with no embedding table (the fine-tuned reference)."""
+    return "–" if value is None or value != value else f"{value / 1e6:.1f}"
 
 
 def _print_verdict(run_id: str, tracking_uri: str) -> None:
