@@ -7,14 +7,17 @@ An entry is a directory ``<root>/<key>/`` holding ``vectors.npy`` (float16, rows
 ``(words, dim)`` or a layer stack ``(words, layers, dim)``), ``offsets.npy`` and ``meta.json``. It is
 written inside a temporary directory and renamed into place only when complete, so an interrupted
 run leaves no entry rather than a corrupt one. Vectors are written batch by batch into the memmap,
-so a CoNLL-size corpus at 768-d never sits in RAM. :meth:`FeatureCache.derive` turns an all-layer
-entry into a reduced one (e.g. the mean of the last four layers) chunk by chunk, without the model.
+so a CoNLL-size corpus at 768-d never sits in RAM, and the pages already written are dropped from
+the process (:func:`release_pages`) as it goes, so its resident memory does not grow with the corpus
+either. :meth:`FeatureCache.derive` turns an all-layer entry into a reduced one (e.g. the mean of the
+last four layers) chunk by chunk, without the model.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import tempfile
@@ -28,12 +31,25 @@ import numpy as np
 
 from advisor.features import TokenFeatures
 
-__all__ = ["CACHE_FORMAT", "FeatureCache", "FeatureWriter", "tokens_hash"]
+__all__ = ["CACHE_FORMAT", "FeatureCache", "FeatureWriter", "release_pages", "tokens_hash"]
 
 #: Bump when the layout or the meaning of cached vectors changes: old entries are then ignored.
 CACHE_FORMAT = 2
 _STALE_TMP_SECONDS = 24 * 3600
 _DERIVE_ROWS = 16_384  # rows per chunk when reducing a layer stack: a few MB whatever the corpus size
+
+
+def release_pages(array: np.ndarray) -> None:
+    """Drop a memory-mapped array's pages from this process's resident set (a no-op for other arrays).
+
+    Why: pages written through a shared file mapping stay mapped, so resident memory would grow
+    with the cache file (GBs for a large corpus at 768-d x 13 layers) although the data is already
+    in the kernel's page cache, which writes it back and evicts it as needed. ``MADV_DONTNEED`` on a
+    shared file mapping unmaps them without losing anything: a later access reads the file again.
+    """
+    handle = getattr(array, "_mmap", None)
+    if isinstance(handle, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        handle.madvise(mmap.MADV_DONTNEED)
 
 
 def tokens_hash(tokens: list[list[str]]) -> str:
@@ -104,6 +120,8 @@ class FeatureCache:
             for start in range(0, n_rows, _DERIVE_ROWS):
                 block = np.asarray(source.vectors[start : start + _DERIVE_ROWS], dtype=np.float32)
                 writer.vectors[start : start + len(block)] = reduce(block).astype(np.float16)
+                release_pages(source.vectors)
+                release_pages(writer.vectors)
             return writer.commit()
 
     def _remove_stale_tmp(self) -> None:

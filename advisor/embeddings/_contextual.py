@@ -14,6 +14,11 @@ overlap, each piece takes its vector from the window where it sits farthest from
 every word still gets exactly one row. Windows are batched sorted by length (little padding) and
 written straight into the float16 feature cache, so a second featurize of the same corpus runs no
 forward pass at all and does not even load the model.
+
+Memory stays flat whatever the corpus size: sentences are encoded in chunks whose bookkeeping is
+freed before the next chunk is built, the only per-sentence state kept for the whole corpus is a
+few numpy integers (offsets, sentence hashes), and the cache pages already written are dropped
+from the process every :data:`_RELEASE_BYTES`.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import numpy as np
 from advisor._error_codes import E229
 from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
-from advisor.embeddings._cache import FeatureCache, tokens_hash
+from advisor.embeddings._cache import FeatureCache, release_pages, tokens_hash
 from advisor.errors import AdvisorError, ConfigError
 from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
@@ -46,7 +51,8 @@ POOLINGS: tuple[str, ...] = ("first", "mean")
 #: bf16 (AVX512-BF16/AMX) at ~1-2 % relative change of the vectors; float16 is for GPUs.
 DTYPES: tuple[str, ...] = ("float32", "bfloat16", "float16")
 _TOKENIZE_CHUNK = 2048  # sentences per tokenizer call: fast, and bounded memory on huge corpora
-_ENCODE_CHUNK = 8192  # sentences whose windows are built, length-sorted and encoded together
+_ENCODE_CHUNK = 4096  # sentences whose windows are built, length-sorted and encoded together
+_RELEASE_BYTES = 64 << 20  # written cache pages dropped from the process after about this many bytes
 
 
 def default_encoder() -> str:
@@ -158,6 +164,44 @@ class _Window:
     positions: np.ndarray  # positions (in ids) of the pieces this window contributes
     rows: np.ndarray  # output row (global word index) of each such piece
     weights: np.ndarray  # 1 for "first"; 1/pieces-of-the-word for "mean"
+
+
+@dataclass
+class _Pending:
+    """Pooled pieces each row of one chunk still waits for: ``counts[row - base]`` (rows of that chunk only)."""
+
+    base: int
+    counts: np.ndarray
+
+
+def _row_bytes(out: np.ndarray) -> int:
+    """Bytes of one word's row (all its layers) in the output array."""
+    return int(out.itemsize * np.prod(out.shape[1:]))
+
+
+def _distinct_sentences(tokens: list[list[str]]) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Sentences to encode (ascending) and ``(copy, original)`` pairs for the repeated ones.
+
+    Repeated sentences (retweets, boilerplate) are encoded once and their rows copied. They are
+    found through one int64 hash per sentence, sorted (8 bytes a sentence, not a dict of tuples);
+    a hash collision between different sentences is checked and both are encoded.
+    """
+    hashes = np.fromiter((hash(tuple(sent)) for sent in tokens), dtype=np.int64, count=len(tokens))
+    order = np.argsort(hashes, kind="stable")  # equal hashes keep index order: the first is the original
+    ordered = hashes[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    original = order[starts][np.cumsum(starts) - 1]  # the group's first index, per position in ``order``
+    copies: list[tuple[int, int]] = []
+    collided: list[int] = []
+    for position in np.flatnonzero(order != original):
+        i, first = int(order[position]), int(original[position])
+        if tokens[i] == tokens[first]:
+            copies.append((i, first))
+        else:
+            collided.append(i)
+    unique = np.sort(np.concatenate([order[starts], np.asarray(collided, dtype=np.int64)]))
+    return unique, copies
 
 
 @embeddings.register("contextual", family="contextual")
@@ -496,14 +540,16 @@ class ContextualEmbedding(Embedding):
         return TokenFeatures(vectors=vectors, offsets=offsets)
 
     def _windows(
-        self, corpus: Corpus, offsets: np.ndarray, sentences: list[int]
-    ) -> tuple[list[_Window], np.ndarray]:
-        """Encoder inputs for the chosen sentences, and how many pooled pieces each output row waits for."""
+        self, corpus: Corpus, offsets: np.ndarray, sentences: np.ndarray
+    ) -> tuple[list[_Window], _Pending]:
+        """Encoder inputs for the chosen (ascending) sentences, and how many pooled pieces each of their rows waits for."""
         prefix, suffix = self._specials
         width = self.max_length - len(prefix) - len(suffix)
         step = width - self.window_overlap
         half = self.window_overlap // 2
-        pending = np.zeros(int(offsets[-1]), dtype=np.int32)
+        base = int(offsets[sentences[0]]) if len(sentences) else 0
+        span = int(offsets[sentences[-1] + 1]) - base if len(sentences) else 0
+        pending = _Pending(base, np.zeros(span, dtype=np.int32))
         windows: list[_Window] = []
         prefix_arr, suffix_arr = np.asarray(prefix, dtype=np.int64), np.asarray(suffix, dtype=np.int64)
         for chunk_start in range(0, len(sentences), _TOKENIZE_CHUNK):
@@ -521,7 +567,7 @@ class ContextualEmbedding(Embedding):
                         (1.0 / counts[word_of_piece]).astype(np.float32),
                     )
                 rows = offsets[sent_index] + word_of_piece
-                np.add.at(pending, rows[use], 1)
+                np.add.at(pending.counts, rows[use] - base, 1)
                 n = len(piece_ids)
                 starts = [0] if n <= width else list(range(0, n - width + step, step))
                 for k, s in enumerate(starts):
@@ -540,9 +586,9 @@ class ContextualEmbedding(Embedding):
                     )
         return windows, pending
 
-    def _tokenize(self, tokens: list[list[str]], indices: list[int]):
+    def _tokenize(self, tokens: list[list[str]], indices: np.ndarray | list[int]):
         """``(sentence index, piece ids, word index of each piece)``; words with no piece become [UNK]."""
-        nonempty = [i for i in indices if tokens[i]]
+        nonempty = [int(i) for i in indices if tokens[i]]
         if not nonempty:
             return
         enc = self.tokenizer(
@@ -573,35 +619,30 @@ class ContextualEmbedding(Embedding):
 
     def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray, indices: list[int]) -> None:
         """Run the encoder over length-sorted batches of windows; write pooled rows of the ``indices`` layers into ``out``."""
-
-        # Repeated sentences (retweets, boilerplate) are encoded once and their rows copied. Keyed by
-        # hash, not by the words, so the index stays small on huge corpora; a collision is checked.
-        first_seen: dict[int, int] = {}
-        copies: list[tuple[int, int]] = []
-        collided: list[int] = []
-        for i, sent in enumerate(corpus.tokens):
-            original = first_seen.setdefault(hash(tuple(sent)), i)
-            if original != i and corpus.tokens[original] == sent:
-                copies.append((i, original))
-            elif original != i:
-                collided.append(i)
-        unique = sorted([*first_seen.values(), *collided])
-        # Sentences go through in chunks: the window bookkeeping of one chunk is all that sits in
-        # memory, so peak memory does not grow with the corpus (vectors go straight to ``out``).
+        unique, copies = _distinct_sentences(corpus.tokens)
+        # Sentences go through in chunks, each chunk's windows built, encoded and freed before the
+        # next: with the pages written to ``out`` released as we go, memory does not grow with the corpus.
         partial: dict[int, np.ndarray] = {}
         for chunk_start in range(0, len(unique), _ENCODE_CHUNK):
             chunk = unique[chunk_start : chunk_start + _ENCODE_CHUNK]
             windows, pending = self._windows(corpus, offsets, chunk)
             self._encode_windows(windows, pending, partial, out, indices, chunk_start, len(unique))
+            del windows, pending
         if partial:  # cannot happen unless the pending counts are wrong
             raise RuntimeError(f"{len(partial)} word vectors were left incomplete")
+        copied = 0
         for copy, original in copies:
             out[offsets[copy] : offsets[copy + 1]] = out[offsets[original] : offsets[original + 1]]
+            copied += int(offsets[copy + 1] - offsets[copy])
+            if copied * _row_bytes(out) >= _RELEASE_BYTES:
+                release_pages(out)
+                copied = 0
+        release_pages(out)
 
     def _encode_windows(
         self,
         windows: list[_Window],
-        pending: np.ndarray,
+        pending: _Pending,
         partial: dict[int, np.ndarray],
         out: np.ndarray,
         indices: list[int],
@@ -617,7 +658,7 @@ class ContextualEmbedding(Embedding):
         pad_id = self.tokenizer.pad_token_id or 0
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids), reverse=True)
         n_sentences = min(_ENCODE_CHUNK, total - done_before)
-        done = 0
+        done = written = 0
         with torch.inference_mode():
             for first in range(0, len(order), self.batch_size):
                 batch = [windows[i] for i in order[first : first + self.batch_size]]
@@ -630,6 +671,10 @@ class ContextualEmbedding(Embedding):
                 hidden = self._hidden(model, torch.from_numpy(input_ids), torch.from_numpy(mask), indices)
                 self._scatter(batch, hidden, pending, partial, out)
                 done += len(batch)
+                written += sum(len(w.rows) for w in batch) * _row_bytes(out)
+                if written >= _RELEASE_BYTES:
+                    release_pages(out)
+                    written = 0
                 if self.on_progress is not None:
                     self.on_progress(done_before + n_sentences * done // len(windows), total)
 
@@ -647,7 +692,7 @@ class ContextualEmbedding(Embedding):
     def _scatter(
         batch: list[_Window],
         hidden: list[Any],
-        pending: np.ndarray,
+        pending: _Pending,
         partial: dict[int, np.ndarray],
         out: np.ndarray,
     ) -> None:
@@ -676,8 +721,9 @@ class ContextualEmbedding(Embedding):
         unique_rows = rows[starts]
         n_pieces = np.diff(np.append(starts, len(rows)))
         pooled = pieces if len(starts) == len(rows) else np.add.reduceat(pieces, starts, axis=0)
-        pending[unique_rows] -= n_pieces.astype(np.int32)
-        complete = pending[unique_rows] == 0
+        local = unique_rows - pending.base
+        pending.counts[local] -= n_pieces.astype(np.int32)
+        complete = pending.counts[local] == 0
         if partial:
             for i in np.flatnonzero(complete & np.isin(unique_rows, list(partial))):
                 pooled[i] += partial.pop(int(unique_rows[i]))

@@ -68,9 +68,9 @@ def test_contextuality_prints_one_row_per_layer_and_logs_table_and_figure(adviso
         "--contextual", str(tiny_bert_dir), "--tracking-uri", data["uri"],
     )  # fmt: skip
     assert code == 0, err
-    assert "self-sim" in out and "MEV" in out and "anisotropy" in out
-    rows = [line for line in out.splitlines() if line.strip().startswith(("│ 0 ", "│     0", "┃"))]
-    assert rows, out
+    assert "self-sim" in out and "MEV" in out and "anisotropy" in out and "intra-sim" in out
+    first_cells = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
+    assert [c for c in first_cells if c.isdigit()] == ["0", "1", "2"], out  # 0 = input embeddings, 2 layers
     client = client_for(data["uri"])
     (run,) = client.search_runs(
         [e.experiment_id for e in client.search_experiments()], "tags.`advisor.kind` = 'contextuality'"
@@ -79,6 +79,12 @@ def test_contextuality_prints_one_row_per_layer_and_logs_table_and_figure(adviso
     paths |= {a.path for a in client.list_artifacts(run.info.run_id, "figures")}
     assert {"analysis/contextuality.json", "figures/contextuality.png"} <= paths
     assert int(run.data.params["contextuality_words"]) > 0
+    local = client.download_artifacts(
+        run.info.run_id, "analysis/contextuality.json", str(Path(data["dev"]).parent)
+    )
+    logged = json.loads(Path(local).read_text())
+    assert [row[logged["columns"].index("layer")] for row in logged["data"]] == [0, 1, 2]
+    assert {"self_similarity", "intra_similarity", "mev", "anisotropy"} <= set(logged["columns"])
 
 
 def test_contextuality_bad_option_exits_2(advisor_cli, data, tiny_bert_dir):

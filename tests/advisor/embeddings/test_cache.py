@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -62,3 +64,28 @@ def test_default_dir_follows_environment(monkeypatch, tmp_path):
     assert default_cache_dir() == tmp_path
     monkeypatch.delenv("ADVISOR_CACHE_DIR")
     assert default_cache_dir().parts[-3:] == (".cache", "advisor", "features")
+
+
+def _rss_file_mb() -> float:
+    for line in open("/proc/self/status", encoding="ascii"):
+        if line.startswith("RssFile:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no RssFile in /proc/self/status")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_released_pages_leave_the_process_and_the_data_stays(tmp_path):
+    from advisor.embeddings._cache import release_pages
+
+    cache = FeatureCache(tmp_path)
+    rows, dim = 40_000, 512  # 39 MB of float16
+    data = np.arange(rows * dim, dtype=np.float32).reshape(rows, dim) % 251
+    with cache.writer("k", np.array([0, rows]), dim, {}) as writer:
+        writer.vectors[:] = data
+        before = _rss_file_mb()
+        release_pages(writer.vectors)
+        after = _rss_file_mb()
+        features = writer.commit()
+    assert before - after > 30, (before, after)  # the written pages no longer count as this process's
+    np.testing.assert_array_equal(np.asarray(features.vectors, np.float32), data)
+    release_pages(np.zeros(3))  # a plain array: nothing to release, no error
