@@ -45,8 +45,8 @@ def cell_row(embedding: str, size: int, seed: int, metrics: dict[str, Any]) -> d
 
 
 def rows_from_table(frame: pd.DataFrame) -> dict[CellKey, dict[str, Any]]:
-    """Rows of a cells table read back; a value missing in the table (NaN) is left out, as never logged."""
-    rows = [{k: v for k, v in row.items() if v == v} for row in frame.to_dict("records")]
+    """Rows of a cells table read back (NaN where a cell did not log a metric that another cell did)."""
+    rows = frame.to_dict("records")
     return {(r["embedding"], int(r["size"]), int(r["seed"])): r for r in rows}
 
 
@@ -69,6 +69,7 @@ def curves_frame(rows: list[dict[str, Any]], full_size: int | None) -> pd.DataFr
     curves = pd.DataFrame([r for r in rows if "score" in r])
     if curves.empty:
         return pd.DataFrame(columns=["embedding", "seed", "size", "score", *CELL_METRICS[1:]])
-    curves = curves.sort_values(["embedding", "size", "seed"]).reset_index(drop=True)
+    columns = ["embedding", "seed", "size", *(k for k in CELL_METRICS if k in curves.columns)]
+    curves = curves[columns].sort_values(["embedding", "size", "seed"]).reset_index(drop=True)
     curves["fraction"] = curves["size"] / (full_size or curves["size"].max())
     return curves
