@@ -79,7 +79,7 @@ def plan_finetune(tokens: Sequence[str], plan: GridPlan, n_seeds: int | None = N
 
 def finetune_config(max_epochs: int | None, device: str, seed: int = 0) -> Any:
     """The fine-tuning recipe of a run (3 epochs unless asked, the BERT paper's lr 5e-5, batch 16)."""
-    from trainers._finetune import FineTuneConfig
+    from trainers import FineTuneConfig
 
     return FineTuneConfig(max_epochs=max_epochs or 3, device=device, seed=seed)
 
@@ -97,7 +97,7 @@ def finetune_cells(
     cells: Sequence[Cell], options: dict[str, Any], splits: DataSplits
 ) -> Iterator[tuple[Cell, Any, float]]:
     """Train each fine-tuned cell on the seed's nested subset (the frozen families' subsets); yields like the grid."""
-    from trainers._finetune import finetune_and_evaluate
+    from trainers import finetune_and_evaluate
 
     for cell in cells:
         started = time.perf_counter()
@@ -134,7 +134,7 @@ def measure_finetuned_serving(
     import torch
 
     from advisor.costs import BATCH1_ITEMS, ServingCost, _raw_tokens, _time_batches, serving_provenance
-    from trainers._finetune import FineTuner
+    from trainers import FineTuner
     from trainers._loop import _label_set
 
     labels = _label_set(splits.train, splits.dev, splits.test)

@@ -3,6 +3,8 @@
 ``fit_and_evaluate(train_feats, train_corpus, dev_feats, dev_corpus, eval_feats, eval_corpus,
 config)`` trains a BiLSTM(-CRF) tagger (NER) or a CNN / BiLSTM classifier, early-stops on dev and
 returns a :class:`TrainResult` with eval scores, per-item predictions and p(gold), and costs.
+``finetune_and_evaluate(model, train, dev, eval, FineTuneConfig())`` is the fine-tuned reference: the
+encoder itself trained end to end with a linear head, returning the same :class:`TrainResult`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ _EXPORTS = {
     "ner_scores": "_evaluate",
     "repair_iob2": "_evaluate",
     "fit_and_evaluate": "_loop",
+    "FineTuneConfig": "_finetune",
+    "FineTuner": "_finetune",
+    "finetune_and_evaluate": "_finetune",
     "CASING_CLASSES": "_tagger",
     "BiLSTMTagger": "_tagger",
     "casing_ids": "_tagger",
@@ -34,6 +39,7 @@ if TYPE_CHECKING:
     from trainers._config import CLASSIFIERS, TrainConfig, TrainResult
     from trainers._crf import LinearChainCRF, iob2_allowed_transitions
     from trainers._evaluate import classification_scores, ner_scores, repair_iob2
+    from trainers._finetune import FineTuneConfig, FineTuner, finetune_and_evaluate
     from trainers._loop import fit_and_evaluate
     from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
 
@@ -56,11 +62,14 @@ __all__ = [
     "BiLSTMPoolClassifier",
     "BiLSTMTagger",
     "CNNClassifier",
+    "FineTuneConfig",
+    "FineTuner",
     "LinearChainCRF",
     "TrainConfig",
     "TrainResult",
     "casing_ids",
     "classification_scores",
+    "finetune_and_evaluate",
     "fit_and_evaluate",
     "iob2_allowed_transitions",
     "ner_scores",
