@@ -80,4 +80,8 @@ def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
     assert any(r.startswith("Contextual measured:") and "learned scalar mix" in r for r in reasons)
     assert any(r.startswith("How contextual the encoder is") for r in reasons)
     report = client.download_artifacts(outcome.run_id, "report/report.md", str(tmp_path))
-    assert "Encoder layers and contextuality" in Path(report).read_text()
+    text = Path(report).read_text()
+    assert "Encoder layers and contextuality" in text and "| anisotropy base |" in text
+    for layer in range(3):  # one contextuality row per layer, 0 = the input embeddings
+        assert f"\n| {layer} | " in text
+    assert "\n| 3 | " not in text
