@@ -9,6 +9,7 @@ polling a live run reads that one small file, not MLflow.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from advisor import vocabulary
 from advisor.runner import RunSettings
+from advisor.settings_schema import to_argv
 
 __all__ = [
     "SESSION_TAG",
@@ -50,50 +52,10 @@ def display_command(command: list[str]) -> str:
     return shlex.join(["advisor", *args])
 
 
-def _join(values: list[int] | list[float]) -> str:
-    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
-
-
 def run_command(settings: RunSettings, session_id: str, python: str | None = None) -> list[str]:
-    """The ``advisor run`` argument list for ``settings``, tagged with the page's session id."""
-    args = [python or sys.executable, "-c", _LAUNCH, "run", settings.data, "--task", settings.task]
-    optional = {
-        "--dev": settings.dev,
-        "--test": settings.test,
-        "--text-col": settings.text_col,
-        "--label-col": settings.label_col,
-        "--sizes": _join(settings.sizes) if settings.sizes else None,
-        "--fractions": _join(settings.fractions) if settings.fractions else None,
-        "--seeds": str(settings.seeds) if settings.seeds else None,
-        "--contextual": settings.contextual,
-        "--static": settings.static,
-        "--tracking-uri": settings.tracking_uri,
-        "--device": settings.device,
-        "--backend": None if settings.backend == "local" else settings.backend,
-        "--ray-address": settings.ray_address,
-    }
-    for flag, value in optional.items():
-        if value:
-            args += [flag, value]
-    args += [
-        "--embeddings",
-        ",".join(settings.embeddings),
-        "--profile",
-        settings.profile,
-        "--layer",
-        settings.layer,
-        "--pooling",
-        settings.pooling,
-        "--split-seed",
-        str(settings.split_seed),
-        "--experiment",
-        settings.experiment,
-    ]
-    if settings.force:
-        args.append("--force")
-    for key, value in {**settings.tags, SESSION_TAG: session_id}.items():
-        args += ["--tag", f"{key}={value}"]
-    return args
+    """The ``advisor run`` argument list for ``settings`` (every setting, from the schema), tagged with the session."""
+    tagged = dataclasses.replace(settings, tags={**settings.tags, SESSION_TAG: session_id})
+    return [python or sys.executable, "-c", _LAUNCH, "run", *to_argv(tagged)]
 
 
 @dataclass

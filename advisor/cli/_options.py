@@ -1,29 +1,140 @@
-"""Options shared by the commands that read a dataset, so they are spelled the same everywhere."""
+"""CLI options derived from the settings schema (:mod:`advisor.settings_schema`), spelled the same everywhere.
+
+``advisor run`` takes one option per run setting; the commands that only read a dataset (``inspect``,
+``metrics``, ``layers``, ``contextuality``) take the schema's data options through
+:func:`with_data_options`, so that list is written once.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from advisor.data import DataSplits, read_splits
+from advisor.settings_schema import DATA_OPTIONS, Setting, default_of, setting
 
-__all__ = ["DevOpt", "LabelColOpt", "SeedOpt", "StrictOpt", "TaskOpt", "TestOpt", "TextColOpt", "load_splits"]
+__all__ = [
+    "DataOptions",
+    "DevOpt",
+    "LabelColOpt",
+    "SeedOpt",
+    "StrictOpt",
+    "TaskOpt",
+    "TestOpt",
+    "TextColOpt",
+    "annotated",
+    "load_splits",
+    "parameter",
+    "with_data_options",
+]
 
-TaskOpt = Annotated[str, typer.Option("--task", "-t", help="ner or classify")]
-DevOpt = Annotated[
-    Path | None, typer.Option("--dev", help="dev file (default: a seeded split of the train file)")
-]
-TestOpt = Annotated[
-    Path | None, typer.Option("--test", help="evaluation file (default: a seeded split of the train file)")
-]
-TextColOpt = Annotated[str | None, typer.Option("--text-col", help="text column of a CSV/TSV/JSONL file")]
-LabelColOpt = Annotated[str | None, typer.Option("--label-col", help="label column of a CSV/TSV/JSONL file")]
-SeedOpt = Annotated[int, typer.Option("--split-seed", help="seed of the train/dev/test split")]
-StrictOpt = Annotated[
-    bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
-]
+_TYPES: dict[str, type] = {
+    "text": str,
+    "path": Path,
+    "int": int,
+    "float": float,
+    "flag": bool,
+    "ints": str,
+    "floats": str,
+    "names": str,
+    "tags": list[str],
+}
+
+
+def _help(item: Setting) -> str:
+    """The schema's help with the registries' current choices filled in."""
+    if "{" not in item.help:
+        return item.help
+    from advisor.grid import profiles
+    from advisor.vocabulary import embedding_choices
+
+    return item.help.format(embeddings=", ".join(embedding_choices()), profiles=", ".join(profiles.names()))
+
+
+def annotated(name: str) -> Any:
+    """``Annotated[type, typer.Option(...)]`` (or ``typer.Argument`` for the data) of setting ``name``."""
+    item = setting(name)
+    kind = _TYPES[item.kind]
+    default = default_of(name)
+    if default is None or item.kind == "tags":
+        kind = kind | None  # type: ignore[operator]
+    if not item.flags:
+        return Annotated[kind, typer.Argument(help=_help(item))]
+    flags = item.flags
+    if item.kind == "flag" and default is True:
+        flags = (f"{item.flag}/--no-{item.flag.removeprefix('--')}", *flags[1:])
+    return Annotated[kind, typer.Option(*flags, help=_help(item))]
+
+
+def parameter(name: str) -> inspect.Parameter:
+    """The keyword parameter a Typer command declares for setting ``name`` (CLI default = settings default)."""
+    default = default_of(name)
+    item = setting(name)
+    if default is MISSING:
+        default = inspect.Parameter.empty
+    elif item.kind in ("ints", "floats", "names", "tags"):
+        default = item.to_cli(default) if default else None
+    return inspect.Parameter(
+        item.param, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotated(name)
+    )
+
+
+TaskOpt = annotated("task")
+DevOpt = annotated("dev")
+TestOpt = annotated("test")
+TextColOpt = annotated("text_col")
+LabelColOpt = annotated("label_col")
+SeedOpt = annotated("split_seed")
+StrictOpt = annotated("strict")
+
+
+@dataclass(frozen=True)
+class DataOptions:
+    """The data options of a command (the schema's data section), read the way ``advisor run`` reads them."""
+
+    data: str
+    task: str
+    dev: Path | None = None
+    test: Path | None = None
+    text_col: str | None = None
+    label_col: str | None = None
+    split_seed: int = 0
+    strict: bool = False
+
+    def load(self) -> DataSplits:
+        return load_splits(
+            self.data,
+            self.task,
+            self.dev,
+            self.test,
+            self.text_col,
+            self.label_col,
+            self.split_seed,
+            self.strict,
+        )
+
+
+def with_data_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give ``command`` the data options first; it receives them as one ``options: DataOptions`` argument."""
+    own = [p for p in inspect.signature(command).parameters.values() if p.name != "options"]
+
+    @functools.wraps(command)
+    def wrapper(**values: Any) -> Any:
+        options = DataOptions(**{name: values.pop(name) for name in DATA_OPTIONS})
+        return command(options, **values)
+
+    params = [parameter(name) for name in DATA_OPTIONS]
+    params += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {}
+    del wrapper.__wrapped__  # Typer must read the new signature, not the wrapped one's
+    return wrapper
 
 
 def load_splits(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import sys
@@ -19,39 +20,15 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from advisor._error_codes import E215
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt
+from advisor.cli._options import annotated, parameter
 from advisor.errors import ConfigError
-from advisor.grid import profiles
-from advisor.runner import EMBEDDING_CHOICES, ProgressEvent, RunOutcome, RunSettings, run_analysis
+from advisor.runner import ProgressEvent, RunOutcome, RunSettings, run_analysis
+from advisor.settings_schema import SETTINGS, from_cli
 from advisor.validate import validate_settings
-from advisor.vocabulary import PAPER_FAMILIES
+from advisor.vocabulary import task_spec
 
 __all__ = ["demo", "print_leaderboard", "run"]
-
-DEFAULT_EMBEDDINGS = ",".join(PAPER_FAMILIES)  # the paper's three; distilled (and others) on request
-
-
-def _csv_list(value: str | None, cast: type) -> list[Any] | None:
-    if value is None:
-        return None
-    try:
-        return [cast(v) for v in value.split(",") if v.strip()]
-    except ValueError:
-        raise ConfigError(
-            f"cannot read {value!r} as a comma-separated list of {cast.__name__}", code="E210"
-        ) from None
-
-
-def _parse_tags(values: list[str]) -> dict[str, str]:
-    tags = {}
-    for value in values:
-        key, sep, text = value.partition("=")
-        if not sep or not key:
-            raise E215(value=value)
-        tags[key] = text
-    return tags
 
 
 class _Display:
@@ -251,170 +228,47 @@ def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
     return outcome
 
 
-EmbeddingsOpt = Annotated[
-    str, typer.Option("--embeddings", "-e", help=f"comma-separated, from: {', '.join(EMBEDDING_CHOICES)}")
-]
-ProfileOpt = Annotated[
-    str, typer.Option("--profile", "-p", help=f"grid and training effort: {', '.join(profiles.names())}")
-]
-SizesOpt = Annotated[
-    str | None, typer.Option("--sizes", help="training-set sizes, e.g. 100,200,400 (overrides the profile)")
-]
-FractionsOpt = Annotated[
-    str | None, typer.Option("--fractions", help="fractions of the training set, e.g. 0.25,0.5,1")
-]
-SeedsOpt = Annotated[int | None, typer.Option("--seeds", help="seeds per cell (default from the profile)")]
-ContextualOpt = Annotated[
-    str | None,
-    typer.Option("--contextual", help="HF encoder id or local dir (default: packaged all-MiniLM-L6-v2)"),
-]
-StaticOpt = Annotated[
-    str | None,
-    typer.Option("--static", help="GloVe/word2vec/fastText text file (default: packaged GloVe 6B 50d)"),
-]
-LayerOpt = Annotated[
-    str,
-    typer.Option(
-        "--layer",
-        help="how the encoder's layers are read: mix (learned scalar mix of all layers, default), "
-        "last, an index (0 = input embeddings), or mean-last-K",
-    ),
-]
-PoolingOpt = Annotated[str, typer.Option("--pooling", help="sub-word pooling: first or mean")]
-DistillLayerOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--distill-layer",
-        help="layer the distilled family's static vectors come from: an index (0 = input embeddings) or last "
-        "(default 1: lower layers distil best, Ethayarajh 2019)",
-    ),
-]
-FinetuneSizesOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--finetune-sizes",
-        help="fine-tuned reference (encoder trained end to end with a linear head) at these sizes: full, mid, "
-        "a list such as 500,full, or off (default: off; the thorough profile runs mid,full)",
-    ),
-]
-FinetuneEpochsOpt = Annotated[
-    int | None, typer.Option("--finetune-epochs", help="epochs of the fine-tuned reference (default 3)")
-]
-FinetuneSeedsOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--finetune-seeds", help="seeds of the fine-tuned reference: the grid's first N (default all)"
-    ),
-]
-UriOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--tracking-uri", help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlruns/mlflow.db)"
-    ),
-]
-ExperimentOpt = Annotated[str, typer.Option("--experiment", help="MLflow experiment name")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="recompute cells that already finished")]
-WorkersOpt = Annotated[
-    int | None, typer.Option("--workers", help="parallel training processes on CPU (default: one per core)")
-]
-PriceOpt = Annotated[
-    float | None,
-    typer.Option("--price-per-hour", help="serving machine price per hour: the verdict prices 1M items"),
-]
-TagOpt = Annotated[
-    list[str] | None, typer.Option("--tag", help="KEY=VALUE tag for the MLflow parent run (repeatable)")
-]
+EmbeddingsOpt = annotated("embeddings")
+ProfileOpt = annotated("profile")
+SizesOpt = annotated("sizes")
+FractionsOpt = annotated("fractions")
+SeedsOpt = annotated("seeds")
+ContextualOpt = annotated("contextual")
+StaticOpt = annotated("static")
+LayerOpt = annotated("layer")
+PoolingOpt = annotated("pooling")
+DistillLayerOpt = annotated("distill_layer")
+FinetuneSizesOpt = annotated("finetune_sizes")
+FinetuneEpochsOpt = annotated("finetune_epochs")
+FinetuneSeedsOpt = annotated("finetune_seeds")
+UriOpt = annotated("tracking_uri")
+ExperimentOpt = annotated("experiment")
+ForceOpt = annotated("force")
+WorkersOpt = annotated("workers")
+PriceOpt = annotated("price_per_hour")
+TagOpt = annotated("tags")
+DeviceOpt = annotated("device")
+BackendOpt = annotated("backend")
+RayAddressOpt = annotated("ray_address")
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", help="also show third-party progress bars and logs (model loading)")
 ]
-DeviceOpt = Annotated[
-    str | None, typer.Option("--device", help="cpu, cuda, cuda:1 … (default: a GPU when visible)")
-]
-BackendOpt = Annotated[
-    str,
-    typer.Option("--backend", help="where cells train: local processes or ray (pip install advisor[ray])"),
-]
-RayAddressOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: start one locally)"
-    ),
-]
 
 
-@app.command()
-def run(
-    data: Annotated[
-        str, typer.Argument(help="training file, a saved/parquet directory, or hf:NAME[:CONFIG]")
-    ],
-    task: TaskOpt,
-    dev: DevOpt = None,
-    test: TestOpt = None,
-    text_col: TextColOpt = None,
-    label_col: LabelColOpt = None,
-    split_seed: SeedOpt = 0,
-    embeddings: EmbeddingsOpt = DEFAULT_EMBEDDINGS,
-    sizes: SizesOpt = None,
-    fractions: FractionsOpt = None,
-    seeds: SeedsOpt = None,
-    profile: ProfileOpt = "default",
-    contextual: ContextualOpt = None,
-    static: StaticOpt = None,
-    layer: LayerOpt = "mix",
-    pooling: PoolingOpt = "first",
-    distill_layer: DistillLayerOpt = None,
-    finetune_sizes: FinetuneSizesOpt = None,
-    finetune_epochs: FinetuneEpochsOpt = None,
-    finetune_seeds: FinetuneSeedsOpt = None,
-    tracking_uri: UriOpt = None,
-    experiment: ExperimentOpt = "advisor",
-    force: ForceOpt = False,
-    device: DeviceOpt = None,
-    tag: TagOpt = None,
-    workers: WorkersOpt = None,
-    price_per_hour: PriceOpt = None,
-    backend: BackendOpt = "local",
-    ray_address: RayAddressOpt = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="items with a label but no text are an error, not skipped")
-    ] = False,
-    verbose: VerboseOpt = False,
-) -> None:
+def run(**values: Any) -> None:
     """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
-    settings = RunSettings(
-        data=data,
-        task=task,
-        dev=str(dev) if dev else None,
-        test=str(test) if test else None,
-        text_col=text_col,
-        label_col=label_col,
-        split_seed=split_seed,
-        embeddings=_csv_list(embeddings, str) or [],
-        sizes=_csv_list(sizes, int),
-        fractions=_csv_list(fractions, float),
-        seeds=seeds,
-        profile=profile,
-        contextual=contextual,
-        static=static,
-        layer=layer,
-        pooling=pooling,
-        distill_layer=distill_layer,
-        finetune_sizes=finetune_sizes,
-        finetune_epochs=finetune_epochs,
-        finetune_seeds=finetune_seeds,
-        tracking_uri=tracking_uri,
-        experiment=experiment,
-        force=force,
-        device=device,
-        tags=_parse_tags(tag or []),
-        workers=workers,
-        price_per_hour=price_per_hour,
-        strict=strict,
-        backend=backend,
-        ray_address=ray_address,
-    )
+    verbose = values.pop("verbose")
+    settings = RunSettings(**from_cli(values))
     validate_settings(settings)  # every option, path, store and tag, before anything is created
     execute(settings, verbose=verbose)
+
+
+# One option per run setting, from the schema (the app writes its argv from the same schema).
+run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [parameter(item.name) for item in SETTINGS]
+    + [inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=VerboseOpt)]
+)
+app.command()(run)
 
 
 @app.command()
@@ -426,8 +280,7 @@ def demo(
     verbose: VerboseOpt = False,
 ) -> None:
     """Run the full analysis on the bundled demo data with the packaged models (works offline)."""
-    if task not in ("ner", "classify"):
-        raise ConfigError(f"unknown task {task!r}", hint="choose one of: ner, classify", code="E201")
+    task_spec(task)  # an unknown task names the registered ones
     from advisor.app import DEMO_DIR, demo_datasets  # package data: also there in an installed wheel
 
     found = demo_datasets()

@@ -1,0 +1,271 @@
+"""One schema of the run settings: the ``advisor run`` options, the app's argv and the form all come from it.
+
+Why: the app turned settings into argv by hand and the CLI parsed them back, and six settings were
+lost on the way; the data options were also written out again in every command. Each
+:class:`Setting` names a :class:`~advisor.runner.RunSettings` field, its flag, how its value is
+written as text and its help. :func:`to_argv` writes settings as ``advisor run`` arguments and
+:func:`from_cli` turns parsed CLI values back into settings fields; a test takes every field
+through settings -> argv -> CLI -> settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from advisor._error_codes import E215
+from advisor.vocabulary import parse_list
+
+if TYPE_CHECKING:
+    from advisor.runner import RunSettings
+
+__all__ = ["DATA_OPTIONS", "SETTINGS", "Setting", "default_of", "from_cli", "setting", "to_argv"]
+
+#: Kinds of value: how a setting is typed on the command line and written back as text.
+KINDS = ("text", "path", "int", "float", "flag", "ints", "floats", "names", "tags")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One run setting: field name, value kind, flags (none for the positional data), help, form section."""
+
+    name: str
+    kind: str
+    flags: tuple[str, ...]
+    help: str
+    section: str
+
+    @property
+    def flag(self) -> str | None:
+        return self.flags[0] if self.flags else None
+
+    @property
+    def param(self) -> str:
+        """The CLI parameter's name (``tag`` for the repeatable ``--tag`` that fills ``tags``)."""
+        return "tag" if self.kind == "tags" else self.name
+
+    def to_cli(self, value: Any) -> Any:
+        """The settings value as the CLI parser hands it over (lists as comma text, tags as KEY=VALUE)."""
+        if value is None:
+            return None
+        if self.kind in ("ints", "floats", "names"):
+            return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+        if self.kind == "tags":
+            return [f"{k}={v}" for k, v in value.items()]
+        if self.kind == "path":
+            return Path(value)
+        return value
+
+    def from_cli(self, value: Any) -> Any:
+        """The parsed CLI value as the settings field holds it."""
+        if self.kind == "ints":
+            return parse_list(value, int, "a comma-separated list of int")
+        if self.kind == "floats":
+            return parse_list(value, float, "a comma-separated list of float")
+        if self.kind == "names":
+            return parse_list(value, str, "a comma-separated list of str") or []
+        if self.kind == "tags":
+            return _parse_tags(value or [])
+        if self.kind == "path":
+            return str(value) if value else None
+        return value
+
+    def argv(self, value: Any) -> list[str]:
+        """Command-line words for ``value`` (nothing when it is the default, unless always written)."""
+        if value == default_of(self.name) and self.name not in ALWAYS_WRITTEN:
+            return []
+        if self.kind == "flag":
+            return [self.flag] if value else [f"--no-{self.flag.removeprefix('--')}"]
+        text = self.to_cli(value)
+        if self.kind == "tags":
+            return [word for item in text for word in (self.flag, item)]
+        return [str(text)] if self.flag is None else [self.flag, str(text)]
+
+
+def _parse_tags(values: list[str]) -> dict[str, str]:
+    tags = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key:
+            raise E215(value=value)
+        tags[key] = text
+    return tags
+
+
+def _s(name: str, kind: str, flags: tuple[str, ...], help: str, section: str) -> Setting:
+    return Setting(name, kind, flags, help, section)
+
+
+_SPLIT = "(default: a seeded split of the train file)"
+
+SETTINGS: tuple[Setting, ...] = (
+    _s("data", "text", (), "training file, a saved/parquet directory, or hf:NAME[:CONFIG]", "data"),
+    _s("task", "text", ("--task", "-t"), "ner or classify", "data"),
+    _s("dev", "path", ("--dev",), f"dev file {_SPLIT}", "data"),
+    _s("test", "path", ("--test",), f"evaluation file {_SPLIT}", "data"),
+    _s("text_col", "text", ("--text-col",), "text column of a CSV/TSV/JSONL file", "data"),
+    _s("label_col", "text", ("--label-col",), "label column of a CSV/TSV/JSONL file", "data"),
+    _s("split_seed", "int", ("--split-seed",), "seed of the train/dev/test split", "data"),
+    _s("strict", "flag", ("--strict",), "items with a label but no text are an error, not skipped", "data"),
+    _s("embeddings", "names", ("--embeddings", "-e"), "comma-separated, from: {embeddings}", "grid"),
+    _s("profile", "text", ("--profile", "-p"), "grid and training effort: {profiles}", "grid"),
+    _s("sizes", "ints", ("--sizes",), "training-set sizes, e.g. 100,200,400 (overrides the profile)", "grid"),
+    _s("fractions", "floats", ("--fractions",), "fractions of the training set, e.g. 0.25,0.5,1", "grid"),
+    _s("seeds", "int", ("--seeds",), "seeds per cell (default from the profile)", "grid"),
+    _s("max_epochs", "int", ("--max-epochs",), "training epochs per cell (default from the profile)", "grid"),
+    _s(
+        "contextual",
+        "text",
+        ("--contextual",),
+        "HF encoder id or local dir (default: packaged all-MiniLM-L6-v2)",
+        "embeddings",
+    ),
+    _s(
+        "layer",
+        "text",
+        ("--layer",),
+        "how the encoder's layers are read: mix (learned scalar mix of all layers, default), "
+        "last, an index (0 = input embeddings), or mean-last-K",
+        "embeddings",
+    ),
+    _s("pooling", "text", ("--pooling",), "sub-word pooling: first or mean", "embeddings"),
+    _s(
+        "distill_layer",
+        "text",
+        ("--distill-layer",),
+        "layer the distilled family's static vectors come from: an index (0 = input embeddings) or last "
+        "(default 1: lower layers distil best, Ethayarajh 2019)",
+        "embeddings",
+    ),
+    _s(
+        "static",
+        "text",
+        ("--static",),
+        "GloVe/word2vec/fastText text file (default: packaged GloVe 6B 50d)",
+        "embeddings",
+    ),
+    _s(
+        "random_dim",
+        "int",
+        ("--random-dim",),
+        "width of the random vectors (default: the static width)",
+        "embeddings",
+    ),
+    _s(
+        "finetune_sizes",
+        "text",
+        ("--finetune-sizes",),
+        "fine-tuned reference (encoder trained end to end with a linear head) at these sizes: full, mid, "
+        "a list such as 500,full, or off (default: off; the thorough profile runs mid,full)",
+        "embeddings",
+    ),
+    _s(
+        "finetune_epochs",
+        "int",
+        ("--finetune-epochs",),
+        "epochs of the fine-tuned reference (default 3)",
+        "embeddings",
+    ),
+    _s(
+        "finetune_seeds",
+        "int",
+        ("--finetune-seeds",),
+        "seeds of the fine-tuned reference: the grid's first N (default all)",
+        "embeddings",
+    ),
+    _s(
+        "difficulty",
+        "flag",
+        ("--difficulty",),
+        "score the evaluation items' difficulty (slices and gain model); --no-difficulty skips it",
+        "analysis",
+    ),
+    _s("spacy_model", "text", ("--spacy-model",), "spaCy pipeline for the parse-based metric", "analysis"),
+    _s(
+        "price_per_hour",
+        "float",
+        ("--price-per-hour",),
+        "serving machine price per hour: the verdict prices 1M items",
+        "analysis",
+    ),
+    _s(
+        "tracking_uri",
+        "text",
+        ("--tracking-uri",),
+        "MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlruns/mlflow.db)",
+        "tracking",
+    ),
+    _s("experiment", "text", ("--experiment",), "MLflow experiment name", "tracking"),
+    _s("tags", "tags", ("--tag",), "KEY=VALUE tag for the MLflow parent run (repeatable)", "tracking"),
+    _s("force", "flag", ("--force",), "recompute cells that already finished", "tracking"),
+    _s("device", "text", ("--device",), "cpu, cuda, cuda:1 … (default: a GPU when visible)", "compute"),
+    _s(
+        "workers",
+        "int",
+        ("--workers",),
+        "parallel training processes on CPU (default: one per core)",
+        "compute",
+    ),
+    _s(
+        "backend",
+        "text",
+        ("--backend",),
+        "where cells train: local processes or ray (pip install advisor[ray])",
+        "compute",
+    ),
+    _s(
+        "ray_address",
+        "text",
+        ("--ray-address",),
+        "Ray cluster address, e.g. ray://head:10001 (default: start one locally)",
+        "compute",
+    ),
+    _s(
+        "cache_dir",
+        "path",
+        ("--cache-dir",),
+        "root of every cache: features, parses, vectors (default: $ADVISOR_CACHE_DIR or ~/.cache/advisor)",
+        "compute",
+    ),
+)
+
+#: Written even at their default, so the command the app shows says what runs (as it always did).
+ALWAYS_WRITTEN: tuple[str, ...] = ("embeddings", "profile", "layer", "pooling", "split_seed", "experiment")
+
+#: The options every command that reads a dataset shares (``inspect``, ``metrics``, ``layers``, …).
+DATA_OPTIONS: tuple[str, ...] = tuple(s.name for s in SETTINGS if s.section == "data")
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def setting(name: str) -> Setting:
+    return _BY_NAME[name]
+
+
+def default_of(name: str) -> Any:
+    """The :class:`RunSettings` default of field ``name`` (``MISSING`` for the required ones)."""
+    from advisor.runner import RunSettings
+
+    field = {f.name: f for f in fields(RunSettings)}[name]
+    if field.default_factory is not MISSING:
+        return field.default_factory()
+    return field.default
+
+
+def to_argv(settings: RunSettings) -> list[str]:
+    """``advisor run`` arguments (after ``run``) that give back ``settings``: data first, then the non-defaults.
+
+    The task and :data:`ALWAYS_WRITTEN` are always written; every other field only where it is not the default.
+    """
+    words = [settings.data, "--task", settings.task]
+    for item in SETTINGS:
+        if item.name not in ("data", "task"):
+            words += item.argv(getattr(settings, item.name))
+    return words
+
+
+def from_cli(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``RunSettings`` keyword arguments from the CLI's parsed values (keyed by parameter name)."""
+    return {item.name: item.from_cli(values[item.param]) for item in SETTINGS if item.param in values}
