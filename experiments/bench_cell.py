@@ -5,7 +5,8 @@
 Builds the proxy of ``bench_conll_size.py`` (14,041 / 3,250 / 3,453 WNUT-17 sentences made distinct),
 featurizes it with one embedding exactly as ``advisor run`` does (default-profile options; contextual
 features go through the on-disk cache, so a second call skips the encoder), then trains one cell with
-the default profile's training settings and one torch thread, as a worker does. Prints the cell's
+the default profile's training settings and one torch thread, as a worker does (train rows are read
+from the shared features per batch; ``--copy`` copies the subset first, as cells did before). Prints the cell's
 process CPU time (user + sys, robust to a shared machine), wall time with the load average, epochs,
 seconds per epoch, dev and test score. With ``--profile-html`` the cell runs under pyinstrument, sampling on
 CPU time, and the text summary is printed too.
@@ -40,7 +41,7 @@ def featurize(name: str, splits, cache_dir: str, random_dim: int, seed: int):
     return [embedding.featurize(part) for part in (splits.train, splits.dev, splits.test)]
 
 
-def train_cell(feats, splits, size: int, seed: int, profile_html: str | None):
+def train_cell(feats, splits, size: int, seed: int, profile_html: str | None, copy: bool = False):
     """One cell as a worker trains it: subset of the train split in the grid's seeded order."""
     import torch
 
@@ -51,15 +52,9 @@ def train_cell(feats, splits, size: int, seed: int, profile_html: str | None):
     profile = profiles.get("default")
     config = TrainConfig(max_epochs=profile.max_epochs, patience=profile.patience, device="cpu", seed=seed)
     idx = subset_indices(subset_order(splits.train, seed), size)
-    args = (
-        feats[0].subset(idx),
-        splits.train.subset(idx),
-        feats[1],
-        splits.dev,
-        feats[2],
-        splits.test,
-        config,
-    )
+    train = feats[0].subset(idx) if copy else feats[0]
+    args = (train, splits.train.subset(idx), feats[1], splits.dev, feats[2], splits.test, config)
+    options = {} if copy else {"train_items": idx}
     profiler = None
     if profile_html:
         from pyinstrument import Profiler
@@ -71,7 +66,7 @@ def train_cell(feats, splits, size: int, seed: int, profile_html: str | None):
         profiler = Profiler(interval=0.005)
         profiler.start()
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    result = fit_and_evaluate(*args)
+    result = fit_and_evaluate(*args, **options)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     if profiler is not None:
         profiler.stop()
@@ -91,6 +86,7 @@ def main() -> None:
         "--cache-dir", default=os.environ.get("ADVISOR_CACHE_DIR", "/tmp/advisor-bench-cache")
     )
     parser.add_argument("--profile-html", default=None)
+    parser.add_argument("--copy", action="store_true", help="copy the subset's rows (as before issue 17)")
     args = parser.parse_args()
     from advisor.data import read_splits
 
@@ -102,7 +98,7 @@ def main() -> None:
         print(
             f"featurized {args.embedding} in {time.perf_counter() - t0:.1f} s; shape {feats[0].vectors.shape}"
         )
-        result, cpu, wall = train_cell(feats, splits, args.size, args.seed, args.profile_html)
+        result, cpu, wall = train_cell(feats, splits, args.size, args.seed, args.profile_html, args.copy)
     print(
         f"cell {args.embedding}/{args.size}/{args.seed}: CPU {cpu:.1f} s, wall {wall:.1f} s "
         f"(load {os.getloadavg()[0]:.2f}), epochs {result.epochs}, train {result.train_seconds:.1f} s "

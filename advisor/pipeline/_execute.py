@@ -50,8 +50,12 @@ def _worker_init(state: WorkerState) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, Any]:
-    """Train (subset), dev and test features of ``cell``."""
+def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, Any, Any]:
+    """Train, dev and test features of ``cell``, and which train items it reads (``None``: all).
+
+    Shared features are not copied per cell (a full-size layer stack is ~1.5 GB): the cell's train
+    rows are read from them batch by batch (``fit_and_evaluate(train_items=...)``).
+    """
     splits = state["splits"]
     entry = state["features"][cell.embedding]
     if isinstance(entry, dict):  # random: one table per seed, looked up here (cheap; memory per cell)
@@ -60,9 +64,10 @@ def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, A
             table.featurize(splits.train.subset(idx)),
             table.featurize(splits.dev),
             table.featurize(splits.test),
+            None,
         )
     train_feats, dev_feats, test_feats = entry
-    return train_feats.subset(idx), dev_feats, test_feats
+    return train_feats, dev_feats, test_feats, idx
 
 
 def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
@@ -72,10 +77,17 @@ def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
     t0 = time.perf_counter()
     splits = state["splits"]
     idx = subset_indices(state["orders"][cell.seed], cell.size)
-    train_feats, dev_feats, test_feats = _features_for(cell, state, idx)
+    train_feats, dev_feats, test_feats, items = _features_for(cell, state, idx)
     config = TrainConfig(**{**state["config"], "seed": cell.seed})
     result = fit_and_evaluate(
-        train_feats, splits.train.subset(idx), dev_feats, splits.dev, test_feats, splits.test, config
+        train_feats,
+        splits.train.subset(idx),
+        dev_feats,
+        splits.dev,
+        test_feats,
+        splits.test,
+        config,
+        train_items=items,
     )
     return cell, result, time.perf_counter() - t0
 

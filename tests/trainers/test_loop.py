@@ -178,3 +178,22 @@ def test_to_dict_is_flat_scalars(classify_splits) -> None:
     assert flat["score"] == result.score and flat["eval_macro_f1"] == result.scores["macro_f1"]
     assert all(isinstance(v, int | float | str) for v in flat.values())
     assert "predictions" not in flat
+
+
+@pytest.mark.parametrize("stacked", [False, True])
+def test_train_items_view_equals_a_copied_subset(ner_splits, stacked: bool) -> None:
+    """Training on a view of the train items gives bit-for-bit what training on their copy gives."""
+    (tf, tc), (df, dc), (ef, ec) = ner_splits
+    if stacked:  # a 3-layer stack: the scalar mix's layer norms are sampled from the subset's rows
+        tf, df, ef = (
+            TokenFeatures(np.stack([f.vectors, 2 * f.vectors, -f.vectors], axis=1), f.offsets)
+            for f in (tf, df, ef)
+        )
+    items = np.random.default_rng(3).permutation(len(tc))[:150]
+    config = TrainConfig(**{**FAST, "max_epochs": 3, "seed": 5})
+    copied = fit_and_evaluate(tf.subset(items), tc.subset(items), df, dc, ef, ec, config)
+    viewed = fit_and_evaluate(tf, tc.subset(items), df, dc, ef, ec, config, train_items=items)
+    assert viewed.predictions == copied.predictions
+    assert viewed.gold_probs == copied.gold_probs
+    assert viewed.dev_history == copied.dev_history
+    assert viewed.layer_weights == copied.layer_weights and (viewed.layer_weights != []) == stacked
