@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue
@@ -211,16 +212,45 @@ def principal_vectors(
     starts = np.concatenate([[0], np.cumsum(counts)])
     kept = np.flatnonzero(counts >= min_count)
     out = np.zeros((len(kept), vectors.shape[1]), dtype=np.float32)
+    with threadpool_limits(1):  # thousands of tiny products: BLAS threads only add overhead
+        _fill_principal(out, kept, order, starts, vectors, max_occurrences)
+    return [str(codes[c]) for c in kept], out
+
+
+def _fill_principal(
+    out: np.ndarray,
+    kept: np.ndarray,
+    order: np.ndarray,
+    starts: np.ndarray,
+    vectors: np.ndarray,
+    max_occurrences: int,
+) -> None:
+    """Row ``i`` of ``out``: the scaled, mean-aligned component of word ``kept[i]``'s occurrences."""
     for row, code in enumerate(kept):
         rows = order[starts[code] : starts[code + 1]]
         if len(rows) > max_occurrences:
             rows = rows[np.linspace(0, len(rows) - 1, max_occurrences).astype(np.int64)]
-        block = np.asarray(vectors[np.sort(rows)], dtype=np.float32)
-        _, _, vt = np.linalg.svd(block, full_matrices=False)
-        first = vt[0]
+        block = np.asarray(vectors[np.sort(rows)], dtype=np.float64)
+        first = top_singular_vector(block)
         along = float(block.mean(axis=0) @ first)
         out[row] = first * along  # the sign flips with ``along``: always aligned to the mean
-    return [str(codes[c]) for c in kept], out
+
+
+def top_singular_vector(block: np.ndarray) -> np.ndarray:
+    """First right-singular vector of ``block`` (rows = occurrences), from the smaller Gram matrix.
+
+    Why not ``np.linalg.svd``: a full SVD per word cost 0.2 s on average on WNUT-17 (1,381 words,
+    290 s, most of it multi-threaded BLAS overhead on tiny matrices); one small symmetric
+    eigendecomposition gives the same vector (up to sign) in well under a millisecond for most words.
+    """
+    if len(block) <= block.shape[1]:
+        _, vecs = np.linalg.eigh(block @ block.T)
+        first = block.T @ vecs[:, -1]
+    else:
+        _, vecs = np.linalg.eigh(block.T @ block)
+        first = vecs[:, -1]
+    norm = float(np.linalg.norm(first))
+    return first / norm if norm > 0 else first
 
 
 @embeddings.register("distilled", family="distilled")

@@ -8,7 +8,7 @@ import torch
 
 from advisor.data import Corpus
 from advisor.embeddings import DistilledEmbedding, make_embedding
-from advisor.embeddings._distilled import principal_vectors, sif_weights
+from advisor.embeddings._distilled import principal_vectors, sif_weights, top_singular_vector
 from advisor.errors import ConfigError
 
 TRAIN = [
@@ -117,6 +117,14 @@ def test_principal_vectors_recover_a_planted_direction_aligned_to_the_mean() -> 
     assert np.linalg.norm(pcs[0]) == pytest.approx(scale.mean(), rel=1e-2)
     _, sampled = principal_vectors(words, vectors, min_count=5, max_occurrences=7)
     np.testing.assert_allclose(sampled[0] / np.linalg.norm(sampled[0]), -direction, atol=2e-2)
+
+
+@pytest.mark.parametrize("n_rows", [3, 40])  # fewer and more occurrences than dimensions
+def test_top_singular_vector_matches_a_full_svd(n_rows: int) -> None:
+    block = np.random.default_rng(n_rows).normal(size=(n_rows, 16)) + 2.0
+    expected = np.linalg.svd(block, full_matrices=False)[2][0]
+    got = top_singular_vector(block)
+    np.testing.assert_allclose(got * np.sign(got @ expected), expected, atol=1e-8)
 
 
 def test_sif_weights_shrink_frequent_ranks_as_model2vec() -> None:
