@@ -121,8 +121,8 @@ class DataOptions:
 
 
 def with_data_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Give ``command`` the data options first; it receives them as one ``options: DataOptions`` argument."""
-    own = [p for p in inspect.signature(command).parameters.values() if p.name != "options"]
+    """Give ``command`` the data options first; its first parameter receives them as one :class:`DataOptions`."""
+    own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
 
     @functools.wraps(command)
     def wrapper(**values: Any) -> Any:

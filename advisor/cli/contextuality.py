@@ -17,7 +17,7 @@ from rich.table import Table
 
 from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.cli._options import DataOptions, with_data_options
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
 
 __all__ = ["contextuality_command", "render_contextuality"]
@@ -51,14 +51,9 @@ def render_contextuality(result, title: str) -> Table:
 
 
 @app.command("contextuality")
+@with_data_options
 def contextuality_command(
-    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
-    task: TaskOpt,
-    dev: DevOpt = None,
-    test: TestOpt = None,
-    text_col: TextColOpt = None,
-    label_col: LabelColOpt = None,
-    split_seed: SeedOpt = 0,
+    data_options: DataOptions,
     contextual: ContextualOpt = None,
     pooling: PoolingOpt = "first",
     min_count: Annotated[
@@ -84,7 +79,8 @@ def contextuality_command(
         raise E211(
             option="--min-count", requirement="be at least 2 and --max-occurrences at least --min-count"
         )
-    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    data, task = data_options.data, data_options.task
+    splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     options: dict = {"layer": "mix", "pooling": pooling}

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
 from rich.markup import escape
 from rich.table import Table
 
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import (
-    DevOpt,
-    LabelColOpt,
-    SeedOpt,
-    StrictOpt,
-    TaskOpt,
-    TestOpt,
-    TextColOpt,
-    load_splits,
-)
+from advisor.cli._options import DataOptions, with_data_options
 from advisor.data import DatasetSummary, read_corpus, summarize
 
 __all__ = ["inspect", "render_summary"]
@@ -50,19 +38,13 @@ def render_summary(summary: DatasetSummary) -> Table:
 
 
 @app.command()
-def inspect(
-    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
-    task: TaskOpt,
-    dev: DevOpt = None,
-    test: TestOpt = None,
-    text_col: TextColOpt = None,
-    label_col: LabelColOpt = None,
-    split_seed: SeedOpt = 0,
-    strict: StrictOpt = False,
-) -> None:
+@with_data_options
+def inspect(options: DataOptions) -> None:
     """Summarise a dataset: items, tokens, vocabulary, labels, tag scheme, encoding and split sizes."""
-    corpus, warnings = read_corpus(data, task, text_col, label_col, strict=strict)
-    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed, strict=strict)
+    corpus, warnings = read_corpus(
+        options.data, options.task, options.text_col, options.label_col, strict=options.strict
+    )
+    splits = options.load()
     summary = summarize(corpus, splits, warnings)
     for warning in dict.fromkeys(summary.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DevOpt, LabelColOpt, SeedOpt, TaskOpt, TestOpt, TextColOpt, load_splits
+from advisor.cli._options import DataOptions, with_data_options
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
 
 __all__ = ["layers_command", "render_layer_sweep"]
@@ -48,14 +48,9 @@ def render_layer_sweep(sweep) -> Table:
 
 
 @app.command("layers")
+@with_data_options
 def layers_command(
-    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
-    task: TaskOpt,
-    dev: DevOpt = None,
-    test: TestOpt = None,
-    text_col: TextColOpt = None,
-    label_col: LabelColOpt = None,
-    split_seed: SeedOpt = 0,
+    data_options: DataOptions,
     contextual: ContextualOpt = None,
     pooling: PoolingOpt = "first",
     size: Annotated[
@@ -81,7 +76,7 @@ def layers_command(
         raise E211(option="--seeds", requirement="be at least 1")
     if size is not None and size < 1:
         raise E211(option="--size", requirement="be at least 1")
-    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed)
+    splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     sweep = layer_sweep(
@@ -104,5 +99,5 @@ def layers_command(
             + ", ".join(f"layer {int(k)} {v:.2f}" for k, v in weights.items()),
             highlight=False,
         )
-    run_id = log_layer_sweep(sweep, tracking_uri, experiment, str(data))
+    run_id = log_layer_sweep(sweep, tracking_uri, experiment, str(data_options.data))
     console.print(f"logged to MLflow run {run_id}", highlight=False)

@@ -15,16 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import (
-    DevOpt,
-    LabelColOpt,
-    SeedOpt,
-    StrictOpt,
-    TaskOpt,
-    TestOpt,
-    TextColOpt,
-    load_splits,
-)
+from advisor.cli._options import DataOptions, with_data_options
 from advisor.difficulty import LEVELS, PartitionRule, item_metrics, summarize_metrics
 from advisor.errors import ConfigError
 from advisor.registry import metrics as metric_registry
@@ -65,14 +56,9 @@ def render_metric_summary(summary, title: str) -> Table:
 
 
 @app.command("metrics")
+@with_data_options
 def metrics_command(
-    data: Annotated[str, typer.Argument(help="dataset file, a saved/parquet directory, or hf:NAME[:CONFIG]")],
-    task: TaskOpt,
-    dev: DevOpt = None,
-    test: TestOpt = None,
-    text_col: TextColOpt = None,
-    label_col: LabelColOpt = None,
-    split_seed: SeedOpt = 0,
+    options: DataOptions,
     level: Annotated[
         str | None, typer.Option("--level", help="NER unit: entity (default), token or sentence")
     ] = None,
@@ -86,9 +72,9 @@ def metrics_command(
         float, typer.Option("--difficult-share", help="target share of the difficult slice")
     ] = 0.5,
     out: Annotated[Path | None, typer.Option("--out", help="write the per-item table here (.csv)")] = None,
-    strict: StrictOpt = False,
 ) -> None:
     """Difficulty metrics of the evaluation items: distributions, ties, unseen share, slice sizes."""
+    task = options.task
     if level is not None and task in LEVELS and level not in LEVELS[task]:
         raise ConfigError(
             f"--level {level!r} is not available for --task {task}",
@@ -96,7 +82,7 @@ def metrics_command(
             code="E503",
         )
     started = time.perf_counter()
-    splits = load_splits(data, task, dev, test, text_col, label_col, split_seed, strict=strict)
+    splits = options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     loaded = time.perf_counter()
@@ -105,7 +91,7 @@ def metrics_command(
     computed = time.perf_counter()
     unit = {"entity": "entities", "token": "tokens"}.get(table.attrs["level"], "sentences")
     title = (
-        f"{escape(str(data))}: {len(table):,} evaluation {unit} "
+        f"{escape(str(options.data))}: {len(table):,} evaluation {unit} "
         f"({len(splits.test):,} test vs {len(splits.train):,} train sentences, {splits.split_method})"
     )
     console.print(render_metric_summary(summary, title))

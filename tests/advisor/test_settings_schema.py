@@ -104,3 +104,11 @@ def test_the_app_command_carries_every_setting_and_its_session(tmp_path):
         "--cache-dir",
     ):
         assert flag in command
+
+
+@pytest.mark.parametrize("command", ["run", "inspect", "metrics", "layers", "contextuality"])
+def test_every_data_command_takes_the_schema_data_options(command: str):
+    group = get_command(app)
+    context = group.make_context("advisor", [command, "--help"], resilient_parsing=True)
+    names = [p.name for p in group.get_command(context, command).params]
+    assert names[: len(DATA_OPTIONS)] == list(DATA_OPTIONS)
