@@ -32,6 +32,8 @@ __all__ = [
     "classify_complexity",
     "classify_unseen",
     "label_entropy",
+    "smoothed_label_table",
+    "unseen_share",
     "word_label_probabilities",
 ]
 
@@ -59,8 +61,20 @@ def word_label_probabilities(
     counts = np.zeros((len(index), len(label_names)))
     np.add.at(counts, (np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)), 1.0)
     prior = np.bincount([label_index[label] for label in labels], minlength=len(label_names)) / len(labels)
-    table = (counts + alpha * prior) / (counts.sum(axis=1, keepdims=True) + alpha)
-    return index, table, prior, label_names
+    return index, smoothed_label_table(counts, prior, alpha), prior, label_names
+
+
+def smoothed_label_table(counts: np.ndarray, prior: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
+    """p(label | word) = (c(w, y) + alpha p(y)) / (c(w) + alpha), one row per word of ``counts``.
+
+    The one formula behind the ambiguity metric and the gain model's feature of the same name.
+    """
+    return (counts + alpha * prior) / (counts.sum(axis=1, keepdims=True) + alpha)
+
+
+def unseen_share(train_counts: Sequence[int]) -> float:
+    """Share of a sentence's tokens never seen in training (training counts given); 0 for no tokens."""
+    return sum(c == 0 for c in train_counts) / len(train_counts) if len(train_counts) else 0.0
 
 
 def _entropy_bits(distribution: np.ndarray) -> float:
@@ -106,7 +120,4 @@ def classify_ambiguity(context: MetricContext) -> np.ndarray:
 def classify_unseen(context: MetricContext) -> np.ndarray:
     """Unseen share: unseen(s) = |{t in s : count_train(t) = 0}| / |s|; 0 for an empty sentence."""
     counts = context.train_token_counts
-    return np.array(
-        [sum(counts.get(t, 0) == 0 for t in s) / len(s) if s else 0.0 for s in context.evaluation.tokens],
-        dtype=float,
-    )
+    return np.array([unseen_share([counts.get(t, 0) for t in s]) for s in context.evaluation.tokens], float)

@@ -29,7 +29,7 @@ Matching is case-sensitive: "Apple" and "apple" are different tokens, as they ar
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +40,7 @@ from advisor.registry import metrics
 __all__ = [
     "EntitySpan",
     "gold_entities",
+    "label_count",
     "ner_ambiguity",
     "ner_complexity",
     "ner_extra_columns",
@@ -186,7 +187,7 @@ def _max_present(values: list[float]) -> float:
     return max(present) if present else (float("nan") if values else 0.0)
 
 
-def _label_count(labels: set[str] | tuple[()] | None) -> float:
+def label_count(labels: Collection[str] | None) -> float:
     """Distinct training labels, NaN when never seen in training (not applicable, not unambiguous)."""
     return float(len(labels)) if labels else float("nan")
 
@@ -228,12 +229,12 @@ def ner_ambiguity(context: MetricContext) -> np.ndarray:
         _, labels = stats.string_stats()
         tokens = context.evaluation.tokens
         return np.array(
-            [_label_count(labels.get(tuple(tokens[item][start:end]))) for item, start, end, _ in
+            [label_count(labels.get(tuple(tokens[item][start:end]))) for item, start, end, _ in
              ner_units(context.evaluation.labels, "entity")],
             dtype=float,
         )  # fmt: skip
     tokens = context.evaluation.tokens
-    return _per_token(context, lambda item, i: _label_count(stats.token_labels.get(tokens[item][i])))
+    return _per_token(context, lambda item, i: label_count(stats.token_labels.get(tokens[item][i])))
 
 
 @metrics.register("ner_unseen", task="ner", kind="difficulty", property="unseen",

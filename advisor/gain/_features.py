@@ -8,8 +8,9 @@ beside the booster), and the very same function computes the features at fit tim
 Units: classification -> one row per sentence; NER -> one row per *token*. Entities would be the
 paper's unit, but gold entities do not exist in unlabelled text, so they cannot be scored there.
 
-The difficulty metrics are recomputed here from the statistics with the formulas of
-:mod:`advisor.difficulty` (a test checks they equal :func:`advisor.difficulty.item_metrics`):
+The difficulty metrics are recomputed here from the statistics with the very formulas of
+:mod:`advisor.difficulty` (``smoothed_label_table``, ``unseen_share``, ``label_count``; a test checks
+they equal :func:`advisor.difficulty.item_metrics`):
 
 - classification: ``classify_unseen`` (share of never-seen tokens), ``classify_ambiguity`` (label
   entropy of the mean smoothed p(label | word)), ``classify_complexity`` (mean dependency distance;
@@ -39,8 +40,8 @@ import pandas as pd
 
 from advisor.data._corpus import Corpus
 from advisor.difficulty import label_entropy
-from advisor.difficulty._classify import ALPHA
-from advisor.difficulty._ner import tag_type
+from advisor.difficulty._classify import smoothed_label_table, unseen_share
+from advisor.difficulty._ner import label_count, tag_type
 from advisor.errors import ConfigError
 
 __all__ = [
@@ -157,8 +158,7 @@ class TrainingStatistics:
         for w, row in self.word_label_counts.items():
             for y, n in row.items():
                 counts[index[w], column[y]] = n
-        table = (counts + ALPHA * prior) / (counts.sum(axis=1, keepdims=True) + ALPHA)
-        return index, table, prior
+        return index, smoothed_label_table(counts, prior), prior
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -204,7 +204,7 @@ def _classify_rows(
         seen = [counts.get(t, 0) for t in sentence]
         n = len(sentence)
         values = {
-            "classify_unseen": sum(c == 0 for c in seen) / n if n else 0.0,
+            "classify_unseen": unseen_share(seen),
             "n_tokens": float(n),
             "mean_word_length": float(np.mean([len(t) for t in sentence])) if n else 0.0,
             "share_capitalised": sum(t[:1].isupper() for t in sentence[1:]) / (n - 1) if n > 1 else 0.0,
@@ -234,11 +234,11 @@ def _ner_rows(
     for sentence in tokens:
         seen = [counts.get(t, 0) for t in sentence]
         n = len(sentence)
-        unseen_share = sum(c == 0 for c in seen) / n if n else 0.0
+        sentence_unseen = unseen_share(seen)
         for i, token in enumerate(sentence):
             values = {
                 "ner_unseen": 1.0 / seen[i] if seen[i] else NEVER_SEEN,
-                "ner_ambiguity": float(len(labels[token])) if labels.get(token) else math.nan,
+                "ner_ambiguity": label_count(labels.get(token)),
                 "log_count": _log_count(seen[i]),
                 "token_length": float(len(token)),
                 "is_capitalised": float(token[:1].isupper()),
@@ -248,7 +248,7 @@ def _ner_rows(
                 "sentence_length": float(n),
                 "prev_unseen": float(i > 0 and seen[i - 1] == 0),
                 "next_unseen": float(i + 1 < n and seen[i + 1] == 0),
-                "sentence_unseen_share": unseen_share,
+                "sentence_unseen_share": sentence_unseen,
             }
             for name in names:
                 columns[name].append(values[name])
