@@ -21,7 +21,15 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Units not named here (``advisor.data``, ``advisor.verdict``, ...) are the domain layer.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"advisor.cli", "advisor.app"}),  # entry points: the CLI and the Streamlit page
-    frozenset({"advisor.runner", "advisor.pipeline", "advisor.backends", "advisor.validate"}),
+    frozenset(
+        {
+            "advisor.runner",
+            "advisor.pipeline",
+            "advisor.backends",
+            "advisor.validate",
+            "advisor.settings_schema",
+        }
+    ),
     frozenset(),  # the domain: everything else in advisor
     frozenset(
         {"advisor.registry", "advisor._error_codes", "advisor.errors", "advisor.features", "advisor.cache"}
