@@ -102,7 +102,7 @@ _SPLIT = "(default: a seeded split of the train file)"
 
 SETTINGS: tuple[Setting, ...] = (
     _s("data", "text", (), "training file, a saved/parquet directory, or hf:NAME[:CONFIG]", "data"),
-    _s("task", "text", ("--task", "-t"), "ner or classify", "data"),
+    _s("task", "text", ("--task", "-t"), "{tasks}", "data"),
     _s("dev", "path", ("--dev",), f"dev file {_SPLIT}", "data"),
     _s("test", "path", ("--test",), f"evaluation file {_SPLIT}", "data"),
     _s("text_col", "text", ("--text-col",), "text column of a CSV/TSV/JSONL file", "data"),

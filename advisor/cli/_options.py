@@ -52,9 +52,13 @@ def _help(item: Setting) -> str:
     if "{" not in item.help:
         return item.help
     from advisor.grid import profiles
-    from advisor.vocabulary import embedding_choices
+    from advisor.vocabulary import embedding_choices, task_choices
 
-    return item.help.format(embeddings=", ".join(embedding_choices()), profiles=", ".join(profiles.names()))
+    return item.help.format(
+        embeddings=", ".join(embedding_choices()),
+        profiles=", ".join(profiles.names()),
+        tasks=" or ".join(task_choices()),
+    )
 
 
 def annotated(name: str) -> Any:

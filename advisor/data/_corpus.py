@@ -19,10 +19,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from advisor.vocabulary import task_choices
+
 __all__ = ["TASKS", "Corpus", "DataSplits", "Task"]
 
 Task = Literal["ner", "classify"]
-TASKS: tuple[str, ...] = ("ner", "classify")
+TASKS: tuple[str, ...] = tuple(task_choices())  # the tasks registry (advisor.vocabulary)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from advisor.errors import ConfigError, InputError
+from advisor.vocabulary import task_choices, task_spec
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "MetricContext", "default_level"]
 
-LEVELS: dict[str, tuple[str, ...]] = {"ner": ("entity", "token", "sentence"), "classify": ("sentence",)}
+#: Units a task can be analysed at, its default first (the task specs of :mod:`advisor.vocabulary`).
+LEVELS: dict[str, tuple[str, ...]] = {name: task_spec(name).levels for name in task_choices()}
 
 
 def default_level(task: str) -> str:
