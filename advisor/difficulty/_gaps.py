@@ -154,7 +154,10 @@ def gap_analysis(
     if n_boot < 1:
         raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
     # Families outside the paper's three (distilled, the fine-tuned reference) are in no sliced pair.
-    predictions = {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in _UNSLICED)}
+    sliced = {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in _UNSLICED)}
+    if predictions and not sliced:  # e.g. a run of distilled alone: no pair to slice, not an error
+        return pd.DataFrame(columns=GAP_COLUMNS)
+    predictions = sliced
     keys = _check_predictions(predictions, evaluation)
     if table is None:
         table = item_metrics(train, evaluation, spacy_model, level=level, cache_dir=cache_dir)

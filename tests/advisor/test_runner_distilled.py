@@ -70,3 +70,14 @@ def test_a_bad_distill_layer_stops_the_cli_before_any_run(
     )
     assert code == 2 and message in err and "E231" in err
     assert not store.exists()
+
+
+def test_difficulty_slices_of_a_distilled_only_run_are_empty_not_an_error() -> None:
+    from advisor.data import Corpus
+    from advisor.difficulty import GAP_COLUMNS, gap_analysis
+
+    tokens = [["John", "visited", "Paris"], ["the", "bank"]]
+    labels = [["B-PER", "O", "B-LOC"], ["O", "O"]]
+    train = Corpus(task="ner", tokens=tokens, labels=labels)
+    gaps = gap_analysis("ner", train, train, {("distilled", 2, 0): labels}, n_boot=10)
+    assert gaps.empty and list(gaps.columns) == GAP_COLUMNS
