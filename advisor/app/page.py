@@ -58,11 +58,13 @@ from advisor.app import (
 )
 from advisor.backends import BACKENDS, check_backend
 from advisor.data import TASKS
+from advisor.embeddings._contextual import POOLINGS
 from advisor.errors import AdvisorError
 from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
 from advisor.mlflow_views import store_uri
 from advisor.report import is_partial, partial_label, partial_notice
 from advisor.runner import EMBEDDING_CHOICES, RunSettings
+from advisor.settings_schema import default_of, setting
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
 from advisor.vocabulary import PAPER_FAMILIES
 
@@ -271,8 +273,13 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
             "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)", key="contextual"
         )
         mcols = st.columns(2)
-        layer = mcols[0].text_input("Layer (mix, last, an index, or mean-last-K)", "mix", key="layer")
-        pooling = mcols[1].selectbox("Sub-word pooling", ["first", "mean"], key="pooling")
+        layer = mcols[0].text_input(
+            "Layer (mix, last, an index, or mean-last-K)",
+            default_of("layer"),
+            key="layer",
+            help=setting("layer").help,
+        )
+        pooling = mcols[1].selectbox("Sub-word pooling", list(POOLINGS), key="pooling")
         static = st.text_input("Static vectors file (blank: packaged GloVe 6B 50d)", key="static")
         experiment = st.text_input("MLflow experiment", DEFAULT_EXPERIMENT, key="experiment")
     return RunSettings(
@@ -668,7 +675,7 @@ def layers_launcher(uri: str) -> None:
             )
             seeds = int(cols[1].number_input("Seeds", 1, 10, 2, key="layers_seeds"))
             size = int(cols[2].number_input("Training items (0: mid size)", 0, None, 0, key="layers_size"))
-            pooling = cols[3].selectbox("Sub-word pooling", ["first", "mean"], key="layers_pooling")
+            pooling = cols[3].selectbox("Sub-word pooling", list(POOLINGS), key="layers_pooling")
             contextual = st.text_input(
                 "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)",
                 key="layers_contextual",
