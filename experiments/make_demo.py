@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 SEED = 2020
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "advisor" / "demo"  # package data; experiments/demo links here
+# Package data (advisor ui / advisor demo read it from an installed wheel); experiments/demo links here.
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "advisor" / "demo"
 SIZES: dict[str, int] = {"train": 600, "dev": 150, "test": 200}
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 # Probability that an entity / filler slot in dev or test is filled from a held-out pool.
