@@ -299,11 +299,14 @@ def load_serving(client: Any, run_id: str, artifacts: set[str]) -> dict[str, Any
     return _stored(SimpleNamespace(client=client, parent_id=run_id))
 
 
-def serving_columns(embeddings: Any, client: Any, run_id: str, artifacts: set[str]) -> Any:
-    """The run's embedding table with the serving measurements as columns (unchanged for older runs)."""
+def serving_columns(
+    embeddings: Any, client: Any, run_id: str, artifacts: set[str], payload: dict[str, Any] | None = None
+) -> Any:
+    """The run's embedding table with the serving measurements as columns (unchanged for older runs);
+    ``payload``: the measurements as logged, when the caller holds them (else read from the run)."""
     import pandas as pd
 
-    payload = load_serving(client, run_id, artifacts)
+    payload = load_serving(client, run_id, artifacts) if payload is None else payload
     if not payload or embeddings is None or not len(embeddings) or "embedding" not in embeddings.columns:
         return embeddings
     costs = payload.get("costs", {})

@@ -310,9 +310,10 @@ def _analyse(
     notify(ProgressEvent("analysis", done=total, total=total, message="difficulty and verdict"))
     sink.reuse(reused)
     t_serve = time.perf_counter()  # raw text -> prediction per embedding; kept on resume
-    serving_stage(sink.tracker, dict(plan.options), splits, plan.train_config, plan.device)  # + fine-tuned
+    serving = serving_stage(sink.tracker, dict(plan.options), splits, plan.train_config, plan.device)
     timings["serving"] = time.perf_counter() - t_serve
-    run_stages(StageContext(settings, splits, sink.tracker, sink.predictions, timings))
+    serving = json.loads(json.dumps(serving))  # as logged: the reader gets it back through JSON
+    run_stages(StageContext(settings, splits, sink.tracker, sink.predictions, timings, serving=serving))
     timings["analysis"] = time.perf_counter() - t0
 
 

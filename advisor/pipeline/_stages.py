@@ -33,6 +33,8 @@ class StageContext:
     predictions: dict[tuple[str, int, int], list[Any]]
     timings: dict[str, float]
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # parent tables, as a reader gets them
+    serving: dict[str, Any] | None = None  # the serving measurements, as logged
+    item_scores: Any = None  # advisor.verdict._resample.ItemScores, once logged
     analysis: Analysis | None = None
 
     def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None:
@@ -78,7 +80,7 @@ def item_scores(ctx: StageContext) -> None:
     """Per-item counts of every cell: what the verdict's bootstrap resamples."""
     from advisor.verdict._resample import log_item_scores
 
-    log_item_scores(ctx.tracker, ctx.settings.task, ctx.splits.test.labels, ctx.predictions)
+    ctx.item_scores = log_item_scores(ctx.tracker, ctx.settings.task, ctx.splits.test.labels, ctx.predictions)
 
 
 def mix_weights(ctx: StageContext) -> pd.DataFrame:
@@ -94,7 +96,7 @@ def mix_weights(ctx: StageContext) -> pd.DataFrame:
 
 def assemble(ctx: StageContext) -> Analysis:
     """The run's Analysis from the tracker's memory and the tables logged above."""
-    ctx.analysis = written_analysis(ctx.tracker, ctx.tables)
+    ctx.analysis = written_analysis(ctx.tracker, ctx.tables, ctx.item_scores, ctx.serving)
     return ctx.analysis
 
 

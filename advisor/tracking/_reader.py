@@ -99,11 +99,17 @@ def load_analysis(
     return assemble_analysis(client, facts, store=run_artifacts(client, parent))
 
 
-def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
+def written_analysis(
+    tracker: Any,
+    tables: dict[str, pd.DataFrame],
+    item_scores: Any = None,
+    serving: dict[str, Any] | None = None,
+) -> Analysis:
     """The Analysis of the tracker's open run from its memory: cells, params, tags, metrics and the
     parent ``tables`` the caller just logged (artifact path -> the frame as a reader would get it
     back: :func:`~advisor.tracking.as_logged`); tables logged by earlier processes or by stages that
-    write through the client are read from the store."""
+    write through the client are read from the store. ``item_scores`` and ``serving`` (the serving
+    measurements as logged) likewise, when the caller holds them."""
     facts = RunFacts(
         run_id=tracker.parent_id,
         experiment_id=tracker.experiment_id,
@@ -114,7 +120,10 @@ def written_analysis(tracker: Any, tables: dict[str, pd.DataFrame]) -> Analysis:
         metrics=dict(tracker.metrics),
     )
     store = run_artifacts(tracker.client, tracker.parent_run) if tracker.parent_run else None
-    return assemble_analysis(tracker.client, facts, list(tracker.cells.values()), tables, store)
+    rows = list(tracker.cells.values())
+    return assemble_analysis(
+        tracker.client, facts, rows, tables, store, item_scores=item_scores, serving=serving
+    )
 
 
 def _cell_rows(client: Any, store: Any, facts: RunFacts, artifacts: set[str]) -> list[dict[str, Any]]:
@@ -140,10 +149,14 @@ def assemble_analysis(
     rows: list[dict[str, Any]] | None = None,
     tables: dict[str, pd.DataFrame] | None = None,
     store: Any = None,
+    *,
+    item_scores: Any = None,
+    serving: dict[str, Any] | None = None,
 ) -> Analysis:
     """An Analysis from the parent's facts, its cell rows (None: read them) and its tables.
 
-    ``store`` lists and downloads the parent's artifacts (default: ``client``).
+    ``store`` lists and downloads the parent's artifacts (default: ``client``); ``item_scores`` and
+    ``serving`` given here are not read.
     """
     from advisor.costs import serving_columns
     from advisor.verdict._resample import load_item_scores
@@ -164,7 +177,7 @@ def assemble_analysis(
     ):  # a tag, so a later run may change it; the verdict reads params
         params["price_per_hour"] = facts.tags["advisor.price_per_hour"]
     rows = _cell_rows(client, store, facts, artifacts) if rows is None else rows
-    embeddings = serving_columns(_embeddings(params, facts.metrics), store, facts.run_id, artifacts)
+    embeddings = serving_columns(_embeddings(params, facts.metrics), store, facts.run_id, artifacts, serving)
     layer_tables = {name: frame for name in _LAYER_TABLES if (frame := table(name)) is not None}
     return Analysis(
         task=params.get("task", facts.tags.get("advisor.task", "")),
@@ -180,5 +193,5 @@ def assemble_analysis(
         experiment=facts.experiment,
         status=facts.status,
         layer_tables=layer_tables,
-        item_scores=load_item_scores(store, facts.run_id, artifacts),
+        item_scores=load_item_scores(store, facts.run_id, artifacts) if item_scores is None else item_scores,
     )

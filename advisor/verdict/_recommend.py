@@ -607,19 +607,11 @@ def _decide(rec: Recommendation, cs: ScoreGap, names: list[str], t: Thresholds, 
         )
     elif "static" in names and _enough(rec.gaps, "static", loss):
         rec.verdict = STATIC_ENOUGH
-        g = gaps["contextual-static"]
-        rec.headline = (
-            f"Static embeddings are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
-            f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose{_prob_text(g)}."
-        )
+        rec.headline = _enough_headline("Static embeddings", gaps["contextual-static"], t)
     elif "distilled" in names and _enough(rec.gaps, "distilled", loss):
         rec.verdict = DISTILLED_ENOUGH
-        g = gaps["contextual-distilled"]
-        rec.headline = (
-            f"Distilled static vectors are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
-            f"estimate {_pts(g.gap)}, within the {_mag(loss)} you accept to lose{_prob_text(g)}"
-            f"{_serving_share_text(rec.costs, 'distilled')}."
-        )
+        share = _serving_share_text(rec.costs, "distilled")
+        rec.headline = _enough_headline("Distilled static vectors", gaps["contextual-distilled"], t, share)
     elif cs.has_interval and cs.lo > loss:
         rec.verdict = USE_CONTEXTUAL
         rec.headline = (
@@ -631,6 +623,14 @@ def _decide(rec: Recommendation, cs: ScoreGap, names: list[str], t: Thresholds, 
     else:
         rec.verdict = INCONCLUSIVE
         rec.headline = _inconclusive_headline(cs, t)
+
+
+def _enough_headline(what: str, g: ScoreGap, t: Thresholds, tail: str = "") -> str:
+    """The "<what> are enough" headline: contextual's gap to it is within the acceptable loss."""
+    return (
+        f"{what} are enough: {_at_most('contextual scores', g.hi, t.confidence)}; "
+        f"estimate {_pts(g.gap)}, within the {_mag(t.acceptable_loss)} you accept to lose{_prob_text(g)}{tail}."
+    )
 
 
 def _label_more(rec: Recommendation, t: Thresholds, full: int, best_cheap: str) -> None:

@@ -287,13 +287,15 @@ ITEM_SCORES_ARTIFACT = "analysis/item_scores.npz"
 
 def log_item_scores(
     tracker: Any, task: str, gold: Sequence[Any], predictions: Mapping[CellKey, Sequence[Any]]
-) -> None:
-    """Log every cell's per-item counts as one compressed artifact (a few hundred KB for WNUT-17)."""
+) -> ItemScores:
+    """Log every cell's per-item counts as one compressed artifact (a few hundred KB for WNUT-17); returns them."""
     import tempfile
 
+    scores = item_scores(task, gold, predictions)
     with tempfile.TemporaryDirectory() as tmp:
-        path = item_scores(task, gold, predictions).save(Path(tmp) / Path(ITEM_SCORES_ARTIFACT).name)
+        path = scores.save(Path(tmp) / Path(ITEM_SCORES_ARTIFACT).name)
         tracker.log_artifact(path, str(Path(ITEM_SCORES_ARTIFACT).parent))
+    return scores
 
 
 def load_item_scores(client: Any, run_id: str, artifacts: set[str]) -> ItemScores | None:
