@@ -304,3 +304,33 @@ def test_layers_page_launches_advisor_layers_on_the_dataset_and_stops_it(layers_
     finally:
         if job.running:
             job.process.kill()
+
+
+@pytest.mark.slow
+def test_a_layer_sweep_launched_from_the_page_is_listed_when_it_ends(
+    app: AppTest, tiny_bert_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """End to end: `advisor layers` started by the page (tiny encoder, 32 items, 1 seed) logs a sweep it then shows."""
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/sweeps.db")  # not the shared store
+    app.radio(key="source").set_value("Bundled demo data").run()
+    app.selectbox(key="demo_task").set_value("classify").run()
+    _page(app, "Layers")
+    app.text_input(key="layers_contextual").set_value(str(tiny_bert_dir))
+    app.number_input(key="layers_seeds").set_value(1)
+    app.number_input(key="layers_size").set_value(32)
+    app.selectbox(key="layers_profile").set_value("quick").run()
+    app.button(key="run_layers").click().run()
+    from advisor.app import job_for
+
+    job = job_for(f"{app.session_state['session_id']}/layers")
+    assert job is not None
+    assert job.process.wait(timeout=600) == 0, job.log_tail(40)
+    app.run()
+    assert not app.exception, app.exception
+    assert any(s.value.startswith("Layer sweep finished") for s in app.success)
+    sweep = _frame_with(app, "dev − mix").set_index("layer")
+    assert list(sweep.index) == ["0", "1", "2", "scalar mix"]  # the tiny BERT: input embeddings + 2 layers
+    assert f"{Path(str(tiny_bert_dir)).name} · dev accuracy × 100 at 32 training items, 1 seeds" in "\n".join(
+        c.value for c in app.caption
+    )

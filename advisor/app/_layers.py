@@ -18,6 +18,7 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.app._job import _LAUNCH
+from advisor.contextuality import encoder_name
 from advisor.contextuality._sweep import LAYERS_KIND, LAYERS_MIX_TABLE, LAYERS_TABLE, sweep_summary
 from advisor.tracking import client_for, read_json_table
 
@@ -99,7 +100,7 @@ class SweepView:
     size: int
     n_seeds: int
     data: str
-    encoder: str
+    encoder: str  # readable name of the encoder
     table: pd.DataFrame
     mix_weights: pd.DataFrame  # seed, layer, weight of the mix rows (empty if none were logged)
 
@@ -124,7 +125,7 @@ def load_layer_sweep(run_id: str, tracking_uri: str | None = None) -> SweepView:
         size=int(params.get("size", 0) or 0),
         n_seeds=int(params.get("seeds", 0) or 0),
         data=params.get("data", ""),
-        encoder=params.get("encoder_model", params.get("encoder_name", "")),
+        encoder=encoder_name(params.get("encoder_model", "")),  # the packaged model by name, not its path
         table=table,
         mix_weights=mix,
     )
