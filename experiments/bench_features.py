@@ -11,7 +11,9 @@ then a pure cache write, a cache-hit read (touching every row), and the peak RSS
 
 ``--memory`` featurizes N distinct sentences (the input cycled, each made unique) into the
 all-layer cache, each N in a fresh process, and prints the peak resident memory the featurize call
-added: it should stay flat as N grows (vectors stream to disk; sentences are encoded in chunks).
+added, anonymous (Python and numpy objects, activations) and file-backed (cache pages mapped into the
+process) apart: both should stay flat as N grows (sentences are encoded in chunks whose bookkeeping
+is freed before the next; vectors stream to disk and written pages are released every 64 MB).
 A tiny random BERT with the packaged tokenizer is used there by default, so 100k sentences take
 minutes on a CPU: the memory behaviour under test is the featurizer's, not the encoder's
 (activations are per batch whatever N is); pass ``--model`` to use a real encoder.

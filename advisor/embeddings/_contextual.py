@@ -174,9 +174,18 @@ class _Pending:
     counts: np.ndarray
 
 
-def _row_bytes(out: np.ndarray) -> int:
-    """Bytes of one word's row (all its layers) in the output array."""
-    return int(out.itemsize * np.prod(out.shape[1:]))
+@dataclass
+class _PageBudget:
+    """Counts the bytes written to ``out`` and releases its pages every :data:`_RELEASE_BYTES`, across chunks."""
+
+    out: np.ndarray
+    written: int = 0
+
+    def add(self, rows: int) -> None:
+        self.written += rows * int(self.out.itemsize * np.prod(self.out.shape[1:]))
+        if self.written >= _RELEASE_BYTES:
+            release_pages(self.out)
+            self.written = 0
 
 
 def _distinct_sentences(tokens: list[list[str]]) -> tuple[np.ndarray, list[tuple[int, int]]]:
@@ -623,20 +632,17 @@ class ContextualEmbedding(Embedding):
         # Sentences go through in chunks, each chunk's windows built, encoded and freed before the
         # next: with the pages written to ``out`` released as we go, memory does not grow with the corpus.
         partial: dict[int, np.ndarray] = {}
+        budget = _PageBudget(out)
         for chunk_start in range(0, len(unique), _ENCODE_CHUNK):
             chunk = unique[chunk_start : chunk_start + _ENCODE_CHUNK]
             windows, pending = self._windows(corpus, offsets, chunk)
-            self._encode_windows(windows, pending, partial, out, indices, chunk_start, len(unique))
+            self._encode_windows(windows, pending, partial, budget, indices, chunk_start, len(unique))
             del windows, pending
         if partial:  # cannot happen unless the pending counts are wrong
             raise RuntimeError(f"{len(partial)} word vectors were left incomplete")
-        copied = 0
         for copy, original in copies:
             out[offsets[copy] : offsets[copy + 1]] = out[offsets[original] : offsets[original + 1]]
-            copied += int(offsets[copy + 1] - offsets[copy])
-            if copied * _row_bytes(out) >= _RELEASE_BYTES:
-                release_pages(out)
-                copied = 0
+            budget.add(int(offsets[copy + 1] - offsets[copy]))
         release_pages(out)
 
     def _encode_windows(
@@ -644,7 +650,7 @@ class ContextualEmbedding(Embedding):
         windows: list[_Window],
         pending: _Pending,
         partial: dict[int, np.ndarray],
-        out: np.ndarray,
+        budget: _PageBudget,
         indices: list[int],
         done_before: int,
         total: int,
@@ -658,7 +664,7 @@ class ContextualEmbedding(Embedding):
         pad_id = self.tokenizer.pad_token_id or 0
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids), reverse=True)
         n_sentences = min(_ENCODE_CHUNK, total - done_before)
-        done = written = 0
+        done = 0
         with torch.inference_mode():
             for first in range(0, len(order), self.batch_size):
                 batch = [windows[i] for i in order[first : first + self.batch_size]]
@@ -669,12 +675,9 @@ class ContextualEmbedding(Embedding):
                     input_ids[b, : len(window.ids)] = window.ids
                     mask[b, : len(window.ids)] = 1
                 hidden = self._hidden(model, torch.from_numpy(input_ids), torch.from_numpy(mask), indices)
-                self._scatter(batch, hidden, pending, partial, out)
+                self._scatter(batch, hidden, pending, partial, budget.out)
                 done += len(batch)
-                written += sum(len(w.rows) for w in batch) * _row_bytes(out)
-                if written >= _RELEASE_BYTES:
-                    release_pages(out)
-                    written = 0
+                budget.add(sum(len(w.rows) for w in batch))
                 if self.on_progress is not None:
                     self.on_progress(done_before + n_sentences * done // len(windows), total)
 

@@ -253,3 +253,18 @@ def test_chunks_and_page_releases_give_the_rows_of_one_pass(make, monkeypatch, t
     chunked = make(cache_dir=tmp_path / "chunked", batch_size=2).featurize(_corpus(sentences))
     np.testing.assert_allclose(np.asarray(chunked.vectors, np.float32), whole, atol=1e-3)
     assert len(released) > 4  # after batches, after each chunk's writes, and at the end
+
+
+def test_written_pages_are_released_by_bytes_across_chunks(make, monkeypatch, tmp_path):
+    """One-sentence chunks of 2 words, a budget of 3 rows: releases come from the running total."""
+    from advisor.embeddings import _contextual
+
+    sentences = [["the", "bank"], ["a", "film"], ["the", "river"], ["he", "went"], ["she", "saw"], ["a", "b"]]
+    emb = make(cache_dir=tmp_path / "c", layer="mix")
+    row_bytes = (emb.n_layers + 1) * emb.dim * 2  # float16 layer stack
+    released: list[int] = []
+    monkeypatch.setattr(_contextual, "_ENCODE_CHUNK", 1)
+    monkeypatch.setattr(_contextual, "_RELEASE_BYTES", 3 * row_bytes)
+    monkeypatch.setattr(_contextual, "release_pages", lambda a: released.append(len(a)))
+    emb.featurize(_corpus(sentences))
+    assert len(released) == 3 + 1  # at 4 rows written (the budget passed), three times; then at the end
