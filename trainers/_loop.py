@@ -104,9 +104,11 @@ class _Split:
         steps = np.arange(n_steps)
         real = steps[None, :] < lengths[:, None]
         rows = np.where(real, self.feats.offsets[items][:, None] + steps[None, :], 0)
-        # One gather (also from a float16 memmap), cast to float32, padding zeroed.
-        vectors = np.asarray(self.feats.vectors[rows], dtype=np.float32)
-        vectors[~real] = 0.0
+        # One gather (also from a float16 memmap), padding zeroed, cast to float32 by torch: exact
+        # like numpy's cast, but vectorised (numpy's float16 cast was ~1/5 of a layer-stack cell).
+        gathered = np.asarray(self.feats.vectors[rows])
+        gathered[~real] = 0
+        vectors = torch.from_numpy(gathered).to(torch.float32)
         # Empty items get one all-zero step so every model sees at least one position.
         model_mask = steps[None, :] < np.maximum(lengths, 1)[:, None]
         casing = None
@@ -118,7 +120,7 @@ class _Split:
             targets = torch.from_numpy(self.targets[items])
         return _Batch(
             items=items,
-            vectors=torch.from_numpy(vectors).to(device),
+            vectors=vectors.to(device),
             mask=torch.from_numpy(model_mask).to(device),
             casing=casing,
             targets=targets.to(device),
