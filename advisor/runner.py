@@ -66,7 +66,8 @@ class RunSettings:
     contextual: str | None = None
     layer: str = "mix"
     pooling: str = "first"
-    distill_layer: str | None = None  # the distilled family's layer; None = its default (advisor.embeddings._distilled)
+    # the distilled family's layer; None = its default (advisor.embeddings._distilled)
+    distill_layer: str | None = None
     static: str | None = None
     random_dim: int | None = None
     max_epochs: int | None = None

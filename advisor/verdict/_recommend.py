@@ -44,7 +44,8 @@ __all__ = [
 
 USE_CONTEXTUAL = "use contextual"
 STATIC_ENOUGH = "static is enough"
-DISTILLED_ENOUGH = "distilled is enough"  # static vectors distilled from the encoder (advisor.embeddings._distilled)
+#: static vectors distilled from the encoder (advisor.embeddings._distilled) serve well enough
+DISTILLED_ENOUGH = "distilled is enough"
 RANDOM_ENOUGH = "random is enough"
 LABEL_MORE = "label more data instead"
 INCONCLUSIVE = "inconclusive"
