@@ -7,8 +7,7 @@ show the same run. The order of work is what makes resume cheap and honest:
 2. cells already finished in that parent are skipped (nothing is featurized if nothing is pending);
 3. each pending embedding is featurized once for train/dev/test (the contextual features through the
    on-disk cache), and every subset reuses those rows;
-4. one worker runs cells sizes-ascending, so an interrupted run leaves whole curve prefixes behind;
-   a parallel pool starts the largest cells first, so no worker idles through a long last cell;
+4. cells run sizes-ascending, so an interrupted run leaves whole curve prefixes behind;
 5. the difficulty analysis, figures and verdict are recomputed from *all* finished cells.
 """
 

@@ -96,19 +96,8 @@ def _train_in_worker(cell: Cell) -> CellOutcome:
     return train_one(cell, _STATE)
 
 
-def _largest_first(cells: list[Cell]) -> list[Cell]:
-    """Largest training sets first (grid order within a size), for a parallel pool (issue 17).
-
-    In size-ascending order the run ended with the full-size cells, one worker still training the
-    last of them while the others idled (up to a full-size cell of wall time); started first, the
-    big cells are spread over the workers and the short small cells fill the end. Each cell is seeded
-    by itself, so the order changes no score. One worker keeps grid order (curve prefixes on resume).
-    """
-    return sorted(cells, key=lambda cell: -cell.size)
-
-
 def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
-    """Yield (cell, result, seconds) as cells finish: one worker in grid order, a pool largest first."""
+    """Yield (cell, result, seconds) as cells finish, ``n_workers`` in flight in grid order."""
     if n_workers <= 1:
         for cell in cells:
             yield train_one(cell, state)
@@ -120,12 +109,12 @@ def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterat
     pool = ProcessPoolExecutor(n_workers, mp_context=context, initializer=_worker_init, initargs=(state,))
     finished_cleanly = False
     try:
-        queue = _largest_first(cells)
+        queue = list(cells)
         running = {pool.submit(_train_in_worker, queue.pop(0)) for _ in range(min(n_workers, len(queue)))}
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                # Keep exactly n_workers cells in flight, largest first.
+                # Keep exactly n_workers cells in flight, in grid order (sizes ascending).
                 if queue:
                     running.add(pool.submit(_train_in_worker, queue.pop(0)))
                 yield future.result()
