@@ -36,64 +36,78 @@ def read_conll(path: str | Path) -> tuple[Corpus, list[str]]:
         raise
 
 
+class _Sentences:
+    """Sentences collected row by row; a blank line, ``-DOCSTART-`` or the end of file closes one."""
+
+    def __init__(self) -> None:
+        self.sentences: list[list[str]] = []
+        self.tag_seqs: list[TagSequence] = []
+        self.starts: list[int] = []
+        self.tokens: list[str] = []
+        self.tags: list[str] = []
+        self.lines: list[int] = []
+
+    def add(self, token: str, tag: str, line: int) -> None:
+        self.tokens.append(token)
+        self.tags.append(tag)
+        self.lines.append(line)
+
+    def close(self) -> None:
+        if self.tokens:
+            self.sentences.append(list(self.tokens))
+            self.tag_seqs.append(TagSequence(list(self.tags), list(self.lines)))
+            self.starts.append(self.lines[0])
+            self.tokens.clear()
+            self.tags.clear()
+            self.lines.clear()
+
+
 def _parse_conll(text: TextFile) -> tuple[Corpus, list[str]]:
-    sentences: list[list[str]] = []
-    tag_seqs: list[TagSequence] = []
-    starts: list[int] = []
-    tokens: list[str] = []
-    tags: list[str] = []
-    lines: list[int] = []
+    """Rows into sentences; the first row's column count is the file's (a shifted row is an error)."""
+    found = _Sentences()
     n_columns: int | None = None
     first_row_line = 0
-
-    def close() -> None:
-        if tokens:
-            sentences.append(list(tokens))
-            tag_seqs.append(TagSequence(list(tags), list(lines)))
-            starts.append(lines[0])
-            tokens.clear()
-            tags.clear()
-            lines.clear()
-
     for number, raw in enumerate(text.lines, start=1):
         line = raw.strip()
-        if not line:
-            close()
-            continue
-        if line.startswith("-DOCSTART-"):
-            close()
+        if not line or line.startswith("-DOCSTART-"):
+            found.close()
             continue
         columns = ASCII_SPACE.split(line)  # a line of only Unicode spaces was blank above
         if line.startswith("#") and not _looks_like_row(columns, n_columns):
             continue  # a comment; hashtag rows such as "#Obama<TAB>O" (WNUT-17) are data
-        if len(columns) < 2:
-            raise InputError(
-                f"row has {len(columns)} column; expected a token and a tag (2 or more columns)",
-                file=text.path,
-                line=number,
-                hint="CoNLL rows are 'token [other columns] tag' separated by spaces or tabs; "
-                "sentences are separated by empty lines",
-                code="E104",
-            )
+        _check_columns(columns, n_columns, first_row_line, text, number)
         if n_columns is None:
             n_columns, first_row_line = len(columns), number
-        elif len(columns) != n_columns:
-            raise InputError(
-                f"row has {len(columns)} columns but line {first_row_line} has {n_columns}",
-                file=text.path,
-                line=number,
-                hint="every row needs the same columns; a token containing a space would shift the tag column",
-                code="E104",
-            )
-        tokens.append(columns[0])
-        tags.append(columns[-1].strip())
-        lines.append(number)
-    close()
-    if not sentences:
+        found.add(columns[0], columns[-1].strip(), number)
+    found.close()
+    if not found.sentences:
         raise InputError(
             "no sentences found", file=text.path, line=1, hint="is this a CoNLL file?", code="E102"
         )
-    return ner_corpus_from_sequences(sentences, tag_seqs, starts, text)
+    return ner_corpus_from_sequences(found.sentences, found.tag_seqs, found.starts, text)
+
+
+def _check_columns(
+    columns: list[str], n_columns: int | None, first_row_line: int, text: TextFile, number: int
+) -> None:
+    """A row needs a token and a tag, and the first row's width (else a token held a space)."""
+    if len(columns) < 2:
+        raise InputError(
+            f"row has {len(columns)} column; expected a token and a tag (2 or more columns)",
+            file=text.path,
+            line=number,
+            hint="CoNLL rows are 'token [other columns] tag' separated by spaces or tabs; "
+            "sentences are separated by empty lines",
+            code="E104",
+        )
+    if n_columns is not None and len(columns) != n_columns:
+        raise InputError(
+            f"row has {len(columns)} columns but line {first_row_line} has {n_columns}",
+            file=text.path,
+            line=number,
+            hint="every row needs the same columns; a token containing a space would shift the tag column",
+            code="E104",
+        )
 
 
 def _looks_like_row(columns: list[str], n_columns: int | None) -> bool:
