@@ -378,6 +378,175 @@ def _insights(
     return sentences
 
 
+def _check_arguments(task: str, train: Corpus, evaluation: Corpus, n_folds: int) -> None:
+    """Fail early, before any feature is computed, on a task/data mismatch or too few folds."""
+    if task != train.task or task != evaluation.task:
+        raise ConfigError(
+            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E813"
+        )
+    if n_folds < 2:
+        raise ConfigError(f"n_folds must be at least 2, got {n_folds}", code="E814")
+
+
+def _check_enough_units(task: str, table: pd.DataFrame) -> None:
+    """Too few units make every fold score noise: refuse rather than report it."""
+    if len(table) < MIN_UNITS:
+        raise InputError(
+            f"only {len(table)} evaluation {unit_of(task)}s: too few to fit a gain model (need {MIN_UNITS})",
+            hint="use a larger evaluation split",
+            code="E815",
+        )
+
+
+@dataclass(frozen=True)
+class _Models:
+    """Both boosters fitted on all units, with their out-of-fold scores, fold biases and predictions."""
+
+    booster: Any  # the gain regressor
+    helps_booster: Any  # the helps classifier; None when only one class occurs
+    scores: dict[str, CVScore]
+    errors: dict[str, float]
+    oof_gain: np.ndarray
+    oof_help: np.ndarray
+
+
+def _fit_models(
+    x: pd.DataFrame, advantage: np.ndarray, groups: np.ndarray, n_folds: int, seed: int
+) -> _Models:
+    """Score out of fold first (never more folds than sentences), then fit the saved models on all units."""
+    folds = min(n_folds, len(np.unique(groups)))
+    scores, errors, oof_gain, oof_help = _cross_validate(x, advantage, groups, folds, seed)
+    helps = (advantage > 0).astype(float)
+    booster = _train(x, advantage, lgb_params(len(x), "regression", seed))
+    if 0 < helps.sum() < len(helps):
+        helps_booster = _train(x, helps, lgb_params(len(x), "binary", seed))
+    else:
+        helps_booster = None
+    return _Models(booster, helps_booster, scores, errors, oof_gain, oof_help)
+
+
+def _learned(scores: dict[str, CVScore]) -> bool:
+    """The model learned something only when the AUC interval clears 0.5 *and* out-of-fold R² is positive."""
+    auc, r2 = scores["auc"], scores["r2"]
+    return bool(np.isfinite(auc.lo) and auc.lo > 0.5 and np.isfinite(r2.mean) and r2.mean > 0)
+
+
+def _importance_of(booster: Any, helps_booster: Any) -> pd.DataFrame:
+    """Feature importance of both boosters in one table (the classifier's only when it exists)."""
+    return pd.concat(
+        [_importance(booster, "gain")] + ([_importance(helps_booster, "helps")] if helps_booster else []),
+        ignore_index=True,
+    )
+
+
+def _unit_tables(
+    task: str,
+    train: Corpus,
+    evaluation: Corpus,
+    predictions: Mapping[PredictionKey, Sequence[Any]],
+    names: list[str],
+    spacy_model: str | None,
+    cache_dir: Path | str | None,
+) -> tuple[TrainingStatistics, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Features and target per evaluation unit, row-aligned; refuses data with too few units to fit."""
+    statistics = TrainingStatistics.from_corpus(train, spacy_model=spacy_model)
+    table = gain_features(statistics, evaluation.tokens, names, cache_dir=cache_dir)
+    target, info = advantage_table(task, evaluation, predictions)
+    _check_enough_units(task, table)
+    return statistics, table, target, info
+
+
+def _explain(
+    task: str,
+    table: pd.DataFrame,
+    names: list[str],
+    groups: np.ndarray,
+    advantage: np.ndarray,
+    baseline: str,
+    scores: dict[str, CVScore],
+    learned: bool,
+    seed: int,
+    contributions: pd.DataFrame,
+) -> tuple[str, list[str]]:
+    """The verdict (second insight) and all insights; the per-unit summary only for a model that learned."""
+    insights = _insights(
+        task, unit_of(task), table, names, groups, advantage, baseline, scores, learned, seed
+    )
+    verdict = insights[1]
+    if learned:
+        insights.append(_top_contributions_sentence(contributions, task))
+    return verdict, insights
+
+
+def _record_statistics(
+    statistics: TrainingStatistics,
+    task: str,
+    names: list[str],
+    info: dict[str, Any],
+    learned: bool,
+    errors: dict[str, float],
+    advantage: np.ndarray,
+    scores: dict[str, CVScore],
+) -> None:
+    """Store what the fit was made of next to the training statistics, so a saved model describes itself."""
+    statistics.extra.update(
+        {
+            "features": names,
+            "unit": unit_of(task),
+            "baseline": info["baseline"],
+            "size": info["size"],
+            "n_seeds": info["n_seeds"],
+            "learned_something": learned,
+            "fit_scheme": FIT_SCHEME,
+            "model_error": errors,
+            "mean_advantage": float(advantage.mean()),
+            "share_helps": float((advantage > 0).astype(float).mean()),
+            "scores": {
+                k: {"mean": s.mean, "sd": s.sd, "lo": s.lo, "hi": s.hi, "folds": s.folds}
+                for k, s in scores.items()
+            },
+        }
+    )
+
+
+def _result(
+    task: str,
+    names: list[str],
+    info: dict[str, Any],
+    models: _Models,
+    learned: bool,
+    verdict: str,
+    insights: list[str],
+    contributions: pd.DataFrame,
+    statistics: TrainingStatistics,
+    advantage: np.ndarray,
+) -> GainResult:
+    """Assemble the result; the headline score is the helps classifier's out-of-fold AUC."""
+    return GainResult(
+        task=task,
+        unit=unit_of(task),
+        baseline=info["baseline"],
+        size=info["size"],
+        n_seeds=info["n_seeds"],
+        features=names,
+        metric="auc",
+        cv_score=models.scores["auc"].mean,
+        cv_spread=models.scores["auc"].sd,
+        scores=models.scores,
+        learned_something=learned,
+        verdict=verdict,
+        importance=_importance_of(models.booster, models.helps_booster),
+        contributions=contributions,
+        insights=insights,
+        booster=models.booster,
+        helps_booster=models.helps_booster,
+        statistics=statistics,
+        mean_advantage=float(advantage.mean()),
+        share_helps=float((advantage > 0).mean()),
+        model_error=models.errors,
+    )
+
+
 def fit_gain_model(
     task: str,
     train: Corpus,
@@ -396,86 +565,24 @@ def fit_gain_model(
     :func:`advisor.difficulty.gap_analysis`. ``features`` defaults to every feature of the task (the
     parse-based ``classify_complexity`` included; pass a list without it to skip spaCy).
     """
-    if task != train.task or task != evaluation.task:
-        raise ConfigError(
-            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E813"
-        )
-    if n_folds < 2:
-        raise ConfigError(f"n_folds must be at least 2, got {n_folds}", code="E814")
+    _check_arguments(task, train, evaluation, n_folds)
     names = list(features) if features is not None else default_features(task)
-    statistics = TrainingStatistics.from_corpus(train, spacy_model=spacy_model)
-    table = gain_features(statistics, evaluation.tokens, names, cache_dir=cache_dir)
-    target, info = advantage_table(task, evaluation, predictions)
-    if len(table) < MIN_UNITS:
-        raise InputError(
-            f"only {len(table)} evaluation {unit_of(task)}s: too few to fit a gain model (need {MIN_UNITS})",
-            hint="use a larger evaluation split",
-            code="E815",
-        )
+    statistics, table, target, info = _unit_tables(
+        task, train, evaluation, predictions, names, spacy_model, cache_dir
+    )
     advantage = target["advantage"].to_numpy(float)
     groups = table["item"].to_numpy()
-    folds = min(n_folds, len(np.unique(groups)))
-    x = table[names]
-    scores, errors, oof_gain, oof_help = _cross_validate(x, advantage, groups, folds, seed)
-    helps = (advantage > 0).astype(float)
-    booster = _train(x, advantage, lgb_params(len(x), "regression", seed))
-    if 0 < helps.sum() < len(helps):
-        helps_booster = _train(x, helps, lgb_params(len(x), "binary", seed))
-    else:
-        helps_booster = None
-    auc, r2 = scores["auc"], scores["r2"]
-    learned = bool(np.isfinite(auc.lo) and auc.lo > 0.5 and np.isfinite(r2.mean) and r2.mean > 0)
-    importance = pd.concat(
-        [_importance(booster, "gain")] + ([_importance(helps_booster, "helps")] if helps_booster else []),
-        ignore_index=True,
+    models = _fit_models(table[names], advantage, groups, n_folds, seed)
+    learned = _learned(models.scores)
+    contributions = _contributions(
+        table, names, target, models.booster, models.helps_booster, models.oof_gain, models.oof_help
     )
-    contributions = _contributions(table, names, target, booster, helps_booster, oof_gain, oof_help)
-    insights = _insights(
-        task, unit_of(task), table, names, groups, advantage, info["baseline"], scores, learned, seed
+    verdict, insights = _explain(
+        task, table, names, groups, advantage, info["baseline"], models.scores, learned, seed, contributions
     )
-    verdict = insights[1]
-    if learned:
-        insights.append(_top_contributions_sentence(contributions, task))
-    statistics.extra.update(
-        {
-            "features": names,
-            "unit": unit_of(task),
-            "baseline": info["baseline"],
-            "size": info["size"],
-            "n_seeds": info["n_seeds"],
-            "learned_something": learned,
-            "fit_scheme": FIT_SCHEME,
-            "model_error": errors,
-            "mean_advantage": float(advantage.mean()),
-            "share_helps": float(helps.mean()),
-            "scores": {
-                k: {"mean": s.mean, "sd": s.sd, "lo": s.lo, "hi": s.hi, "folds": s.folds}
-                for k, s in scores.items()
-            },
-        }
-    )
-    return GainResult(
-        task=task,
-        unit=unit_of(task),
-        baseline=info["baseline"],
-        size=info["size"],
-        n_seeds=info["n_seeds"],
-        features=names,
-        metric="auc",
-        cv_score=auc.mean,
-        cv_spread=auc.sd,
-        scores=scores,
-        learned_something=learned,
-        verdict=verdict,
-        importance=importance,
-        contributions=contributions,
-        insights=insights,
-        booster=booster,
-        helps_booster=helps_booster,
-        statistics=statistics,
-        mean_advantage=float(advantage.mean()),
-        share_helps=float(helps.mean()),
-        model_error=errors,
+    _record_statistics(statistics, task, names, info, learned, models.errors, advantage, models.scores)
+    return _result(
+        task, names, info, models, learned, verdict, insights, contributions, statistics, advantage
     )
 
 
