@@ -103,6 +103,104 @@ DEFAULT_COSTS: dict[str, dict[str, float]] = {
 _CELL_COSTS = ("inference_ms_per_item", "train_seconds", "peak_memory_mb", "n_params", "epochs")
 
 
+def _cell_rows(
+    embedding: str,
+    curve: Mapping[int, Sequence[float]],
+    cell_costs: Mapping[str, float],
+    seeds: Sequence[int] | None,
+    full: int,
+) -> list[dict[str, object]]:
+    """One curves row per finished cell of one embedding; a NaN (or None) score is a cell that did not finish."""
+    rows: list[dict[str, object]] = []
+    for size, values in curve.items():
+        for i, value in enumerate(values):
+            if value is None or not np.isfinite(value):
+                continue
+            seed = seeds[i] if seeds is not None else i
+            # Training time scales with size, the other costs do not.
+            row = {c: float(cell_costs[c]) for c in _CELL_COSTS}
+            row["train_seconds"] *= int(size) / full
+            rows.append(
+                {
+                    "embedding": embedding,
+                    "seed": int(seed),
+                    "size": int(size),
+                    "fraction": int(size) / full,
+                }
+                | {"score": float(value)}
+                | row
+            )
+    return rows
+
+
+def _curves_table(
+    scores: Mapping[str, Mapping[int, Sequence[float]]],
+    costs: Mapping[str, Mapping[str, float]],
+    seeds: Sequence[int] | None,
+    full: int,
+) -> pd.DataFrame:
+    """The per-cell curves table of :class:`Analysis`; unknown embeddings get the static costs."""
+    rows = []
+    for embedding, curve in scores.items():
+        rows.extend(_cell_rows(embedding, curve, costs.get(embedding, DEFAULT_COSTS["static"]), seeds, full))
+    return pd.DataFrame(rows)
+
+
+def _embeddings_table(names: Sequence[str], costs: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
+    """The per-embedding table (model, size on disk, featurisation cost), as a real run logs it."""
+    models = {"contextual": "synthetic-encoder", "static": "synthetic-vectors.txt"}
+    return pd.DataFrame(
+        [
+            {
+                "embedding": name,
+                "model": models.get(name, "random"),
+                "dim": int(costs.get(name, DEFAULT_COSTS["static"])["dim"]),
+                "embedding_bytes": int(costs.get(name, DEFAULT_COSTS["static"])["embedding_bytes"]),
+                "featurize_seconds": costs.get(name, DEFAULT_COSTS["static"])["featurize_seconds"],
+                "featurize_items_per_s": costs.get(name, DEFAULT_COSTS["static"])["featurize_items_per_s"],
+            }
+            for name in names
+        ]
+    )
+
+
+def _dataset(task: str, full: int) -> dict[str, object]:
+    """Dataset metadata shaped like a real run's, with the label set of the task."""
+    labels = ["B-LOC", "B-ORG", "B-PER", "I-LOC", "I-ORG", "I-PER", "O"] if task == "ner" else ["neg", "pos"]
+    return {
+        "name": "synthetic",
+        "content_hash": "0" * 16,
+        "n_train": full,
+        "n_dev": full // 4,
+        "n_test": full // 4,
+        "labels": labels,
+        "scheme": "IOB2" if task == "ner" else None,
+    }
+
+
+def _params(sizes: list[int], seeds: list[int]) -> dict[str, object]:
+    """Run parameters shaped like a real run's, so readers of ``Analysis.params`` need no special case."""
+    return {
+        "sizes": sizes,
+        "seeds": seeds,
+        "profile": "synthetic",
+        "contextual_model": "synthetic-encoder",
+        "static_file": "synthetic-vectors.txt",
+        "device": "cpu",
+    }
+
+
+def _environment() -> dict[str, object]:
+    """The environment of this process (a synthetic run has no other)."""
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": platform.processor() or platform.machine(),
+        "gpu": None,
+        "libraries": {"numpy": np.__version__, "pandas": pd.__version__},
+    }
+
+
 def analysis_from_scores(
     scores: Mapping[str, Mapping[int, Sequence[float]]],
     *,
@@ -119,75 +217,17 @@ def analysis_from_scores(
     """
     costs = {**DEFAULT_COSTS, **(costs or {})}
     full = max(int(size) for curve in scores.values() for size in curve)
-    rows = []
-    for embedding, curve in scores.items():
-        cell_costs = costs.get(embedding, DEFAULT_COSTS["static"])
-        for size, values in curve.items():
-            for i, value in enumerate(values):
-                if value is None or not np.isfinite(value):
-                    continue
-                seed = seeds[i] if seeds is not None else i
-                # Training time scales with size, the other costs do not.
-                row = {c: float(cell_costs[c]) for c in _CELL_COSTS}
-                row["train_seconds"] *= int(size) / full
-                rows.append(
-                    {
-                        "embedding": embedding,
-                        "seed": int(seed),
-                        "size": int(size),
-                        "fraction": int(size) / full,
-                    }
-                    | {"score": float(value)}
-                    | row
-                )
-    curves = pd.DataFrame(rows)
-    embeddings = pd.DataFrame(
-        [
-            {
-                "embedding": name,
-                "model": {"contextual": "synthetic-encoder", "static": "synthetic-vectors.txt"}.get(
-                    name, "random"
-                ),
-                "dim": int(costs.get(name, DEFAULT_COSTS["static"])["dim"]),
-                "embedding_bytes": int(costs.get(name, DEFAULT_COSTS["static"])["embedding_bytes"]),
-                "featurize_seconds": costs.get(name, DEFAULT_COSTS["static"])["featurize_seconds"],
-                "featurize_items_per_s": costs.get(name, DEFAULT_COSTS["static"])["featurize_items_per_s"],
-            }
-            for name in scores
-        ]
-    )
+    curves = _curves_table(scores, costs, seeds, full)
     sizes = sorted({int(s) for curve in scores.values() for s in curve})
     seed_list = list(seeds) if seeds is not None else sorted(set(curves["seed"])) if len(curves) else []
-    labels = ["B-LOC", "B-ORG", "B-PER", "I-LOC", "I-ORG", "I-PER", "O"] if task == "ner" else ["neg", "pos"]
     return Analysis(
         task=task,
         primary_metric=primary_metric(task),
         curves=curves,
-        embeddings=embeddings,
-        dataset={
-            "name": "synthetic",
-            "content_hash": "0" * 16,
-            "n_train": full,
-            "n_dev": full // 4,
-            "n_test": full // 4,
-            "labels": labels,
-            "scheme": "IOB2" if task == "ner" else None,
-        },
-        params={
-            "sizes": sizes,
-            "seeds": seed_list,
-            "profile": "synthetic",
-            "contextual_model": "synthetic-encoder",
-            "static_file": "synthetic-vectors.txt",
-            "device": "cpu",
-        },
-        environment={
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-            "cpu": platform.processor() or platform.machine(),
-            "gpu": None,
-            "libraries": {"numpy": np.__version__, "pandas": pd.__version__},
-        },
+        embeddings=_embeddings_table(list(scores), costs),
+        dataset=_dataset(task, full),
+        params=_params(sizes, seed_list),
+        environment=_environment(),
         slices=slices,
         run_id=run_id,
         experiment="synthetic",
