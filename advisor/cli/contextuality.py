@@ -9,7 +9,7 @@ reported and subtracted; printed, and logged to MLflow (table + figure) as its o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -50,48 +50,63 @@ def render_contextuality(result, title: str) -> Table:
     return table
 
 
+MinCountOpt = Annotated[int, typer.Option("--min-count", help="words need at least this many occurrences")]
+MaxOccurrencesOpt = Annotated[
+    int, typer.Option("--max-occurrences", help="occurrences per word used at most (a seeded sample)")
+]
+CacheDirOpt = Annotated[
+    Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
+]
+
+
 @app.command("contextuality")
 @with_data_options
 def contextuality_command(
     data_options: DataOptions,
     contextual: ContextualOpt = None,
     pooling: PoolingOpt = "first",
-    min_count: Annotated[
-        int, typer.Option("--min-count", help="words need at least this many occurrences")
-    ] = 5,
-    max_occurrences: Annotated[
-        int, typer.Option("--max-occurrences", help="occurrences per word used at most (a seeded sample)")
-    ] = 50,
-    cache_dir: Annotated[
-        Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
-    ] = None,
+    min_count: MinCountOpt = 5,
+    max_occurrences: MaxOccurrencesOpt = 50,
+    cache_dir: CacheDirOpt = None,
     device: DeviceOpt = None,
     tracking_uri: UriOpt = None,
     experiment: ExperimentOpt = "advisor",
 ) -> None:
     """Self-similarity, intra-sentence similarity and MEV per layer, each against its anisotropy baseline."""
-    from advisor.contextuality import log_contextuality, measure_contextuality
-    from advisor.contextuality._describe import encoder_name
-    from advisor.embeddings import make_embedding
-    from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+    from advisor.contextuality import measure_contextuality
 
     if min_count < 2 or max_occurrences < min_count:
         raise E211(
             option="--min-count", requirement="be at least 2 and --max-occurrences at least --min-count"
         )
-    data, task = data_options.data, data_options.task
     splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
-    options: dict = {"layer": "mix", "pooling": pooling}
-    for key, value in (("model", contextual), ("cache_dir", cache_dir), ("device", device)):
-        if value:
-            options[key] = str(value)
-    embedding = make_embedding("contextual", **options)
+    embedding = _encoder(contextual, pooling, cache_dir, device)
     stack = embedding.featurize_layers(splits.train)
     result = measure_contextuality(
         stack, splits.train.tokens, min_count=min_count, max_occurrences=max_occurrences
     )
+    _print_result(result, embedding, data_options.data, min_count)
+    run_id = _log_run(result, embedding, data_options, tracking_uri, experiment)
+    console.print(f"logged to MLflow run {run_id}", highlight=False)
+
+
+def _encoder(contextual: str | None, pooling: str, cache_dir: Path | None, device: str | None) -> Any:
+    """The contextual embedding with every layer kept (``layer=mix``): each layer is measured."""
+    from advisor.embeddings import make_embedding
+
+    options: dict = {"layer": "mix", "pooling": pooling}
+    for key, value in (("model", contextual), ("cache_dir", cache_dir), ("device", device)):
+        if value:
+            options[key] = str(value)
+    return make_embedding("contextual", **options)
+
+
+def _print_result(result: Any, embedding: Any, data: str, min_count: int) -> None:
+    """The per-layer table, titled with what was measured, and a legend of the measures."""
+    from advisor.contextuality._describe import encoder_name
+
     title = (
         f"{encoder_name(embedding.model_ref)} on {escape(str(data))} (train split): {result.n_words:,} words "
         f"with ≥ {min_count} occurrences ({result.n_occurrences:,} used), {result.n_sentences:,} sentences; "
@@ -103,18 +118,28 @@ def contextuality_command(
         "its sentence mean; MEV: variance share one static vector explains (upper bound on how well static could "
         "replace the word); MEV > 0.5: share of frequent words for which a static vector explains most variance.[/]"
     )
+
+
+def _log_run(
+    result: Any, embedding: Any, data_options: DataOptions, tracking_uri: str | None, experiment: str
+) -> str:
+    """One finished MLflow run (tag ``advisor.kind=contextuality``) with the encoder's params; its id."""
+    from mlflow.entities import Param
+
+    from advisor.contextuality import log_contextuality
+    from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+
+    data = data_options.data
     tracker = AnalysisTracker(resolve_tracking_uri(tracking_uri), experiment)
     run = tracker.client.create_run(
         tracker.experiment_id,
         run_name=f"contextuality-{Path(str(data)).name}",
-        tags={"advisor.kind": "contextuality", "advisor.task": task},
+        tags={"advisor.kind": "contextuality", "advisor.task": data_options.task},
     )
-    from mlflow.entities import Param
-
     described = {f"encoder_{k}": str(v)[:6000] for k, v in embedding.describe().items() if k != "layer"}
     tracker.client.log_batch(
         run.info.run_id, params=[Param(k, v) for k, v in {"data": str(data), **described}.items()]
     )
     log_contextuality(tracker.client, run.info.run_id, result)
     tracker.client.set_terminated(run.info.run_id, "FINISHED")
-    console.print(f"logged to MLflow run {run.info.run_id}", highlight=False)
+    return run.info.run_id

@@ -78,60 +78,21 @@ def layer_sweep(
     progress: Callable[[str], None] | None = None,
 ) -> LayerSweep:
     """Train on each layer and on the mix; ``size`` defaults to the middle size of the profile's grid."""
-    from advisor.embeddings import make_embedding
-    from trainers import TrainConfig, fit_and_evaluate
-
     say = progress or (lambda message: None)
     chosen = profiles.get(profile)
-    if size is None:
-        sizes = plan_grid(len(splits.train), ["contextual"], chosen, None, None, seeds).sizes
-        size = sizes[len(sizes) // 2]
-    size = min(int(size), len(splits.train))
-    options: dict[str, Any] = {"layer": "mix", "pooling": pooling}
-    if contextual:
-        options["model"] = contextual
-    if cache_dir:
-        options["cache_dir"] = cache_dir
-    if device:
-        options["device"] = device
-    embedding = make_embedding("contextual", **options)
+    size = _sweep_size(splits, chosen, size, seeds)
+    embedding = _all_layers_encoder(contextual, pooling, cache_dir, device)
     say(f"featurizing every layer with {embedding.model_ref}")
-    train, dev, test = (embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
-    config = {"max_epochs": max_epochs or chosen.max_epochs, "patience": chosen.patience}
+    features = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
+    config: dict[str, Any] = {"max_epochs": max_epochs or chosen.max_epochs, "patience": chosen.patience}
     if device:
         config["device"] = device
-    rows, weights = [], []
-    layers = [str(i) for i in range(train.n_layers)] + ["mix"]
+    rows: list[dict[str, Any]] = []
+    weights: list[dict[str, Any]] = []
     for seed in range(seeds):
-        idx = subset_indices(subset_order(splits.train, seed), size)
-        train_seed, corpus_seed = train.subset(idx), splits.train.subset(idx)
-        for layer in layers:
-            started = time.perf_counter()
-            pick = (lambda f: f) if layer == "mix" else (lambda f, i=int(layer): f.layer(i))
-            result = fit_and_evaluate(
-                pick(train_seed),
-                corpus_seed,
-                pick(dev),
-                splits.dev,
-                pick(test),
-                splits.test,
-                TrainConfig(**config, seed=seed),
-            )
-            rows.append(
-                {
-                    "layer": layer,
-                    "seed": seed,
-                    "size": size,
-                    "dev_score": result.dev_score,
-                    "test_score": result.score,
-                    "epochs": result.epochs,
-                    "train_seconds": result.train_seconds,
-                }
-            )
-            weights += [{"seed": seed, "layer": i, "weight": w} for i, w in enumerate(result.layer_weights)]
-            say(
-                f"layer {layer}, seed {seed}: dev {result.dev_score:.3f} ({time.perf_counter() - started:.0f} s)"
-            )
+        seed_rows, seed_weights = _sweep_one_seed(splits, features, config, size, seed, say)
+        rows += seed_rows
+        weights += seed_weights
     return LayerSweep(
         table=pd.DataFrame(rows),
         mix_weights=pd.DataFrame(weights, columns=["seed", "layer", "weight"]),
@@ -141,6 +102,73 @@ def layer_sweep(
         seeds=list(range(seeds)),
         encoder=embedding.describe(),
     )
+
+
+def _sweep_size(splits: DataSplits, chosen: Any, size: int | None, seeds: int) -> int:
+    """The training-set size: the given one, else the middle of the profile's grid; never above the data."""
+    if size is None:
+        sizes = plan_grid(len(splits.train), ["contextual"], chosen, None, None, seeds).sizes
+        size = sizes[len(sizes) // 2]
+    return min(int(size), len(splits.train))
+
+
+def _all_layers_encoder(
+    contextual: str | None, pooling: str, cache_dir: str | None, device: str | None
+) -> Any:
+    """The contextual embedding read as a mix, so its features keep every layer (one encoder pass)."""
+    from advisor.embeddings import make_embedding
+
+    options: dict[str, Any] = {"layer": "mix", "pooling": pooling}
+    if contextual:
+        options["model"] = contextual
+    if cache_dir:
+        options["cache_dir"] = cache_dir
+    if device:
+        options["device"] = device
+    return make_embedding("contextual", **options)
+
+
+def _sweep_one_seed(
+    splits: DataSplits,
+    features: tuple[Any, ...],
+    config: dict[str, Any],
+    size: int,
+    seed: int,
+    say: Callable[[str], None],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every single layer, then the mix, on one seed's subset: each layer sees the same items."""
+    from trainers import TrainConfig, fit_and_evaluate
+
+    train, dev, test = features
+    idx = subset_indices(subset_order(splits.train, seed), size)
+    train_seed, corpus_seed = train.subset(idx), splits.train.subset(idx)
+    rows, weights = [], []
+    for layer in [str(i) for i in range(train.n_layers)] + ["mix"]:
+        started = time.perf_counter()
+        pick = (lambda f: f) if layer == "mix" else (lambda f, i=int(layer): f.layer(i))
+        result = fit_and_evaluate(
+            pick(train_seed),
+            corpus_seed,
+            pick(dev),
+            splits.dev,
+            pick(test),
+            splits.test,
+            TrainConfig(**config, seed=seed),
+        )
+        rows.append(
+            {
+                "layer": layer,
+                "seed": seed,
+                "size": size,
+                "dev_score": result.dev_score,
+                "test_score": result.score,
+                "epochs": result.epochs,
+                "train_seconds": result.train_seconds,
+            }
+        )
+        weights += [{"seed": seed, "layer": i, "weight": w} for i, w in enumerate(result.layer_weights)]
+        say(f"layer {layer}, seed {seed}: dev {result.dev_score:.3f} ({time.perf_counter() - started:.0f} s)")
+    return rows, weights
 
 
 def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str, data: str) -> str:
