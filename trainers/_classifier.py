@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from trainers._mix import ScalarMix
-from trainers._tagger import run_lstm
+from trainers._rnn import BiLSTM
 
 __all__ = ["BiLSTMPoolClassifier", "CNNClassifier", "make_classifier"]
 
@@ -82,14 +82,14 @@ class BiLSTMPoolClassifier(nn.Module):
         super().__init__()
         self.mix = mix
         self.project = nn.Linear(input_dim, projection)
-        self.lstm = nn.LSTM(projection, hidden, batch_first=True, bidirectional=True)
+        self.lstm = BiLSTM(projection, hidden)
         self.dropout = nn.Dropout(dropout)
         self.output = nn.Linear(2 * hidden, num_labels)
 
     def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         if self.mix is not None:
             vectors = self.mix(vectors)
-        hidden = run_lstm(self.lstm, self.dropout(self.project(vectors)), mask.sum(1))
+        hidden = self.lstm(self.dropout(self.project(vectors)), mask.sum(1))
         hidden = hidden.masked_fill(~mask.unsqueeze(2), _NEG_INF)
         return self.output(self.dropout(hidden.max(dim=1).values))
 

@@ -4,7 +4,7 @@ Why: which layer of a frozen encoder carries the word information a task needs d
 and task (the last layer of a sentence-embedding model is a poor word feature; the BERT paper's
 feature-based NER combined the last four). Peters et al. (2018) let the downstream model learn it:
 ``gamma * sum_l softmax(s)_l * h_l``. The mix is a preprocessing layer that turns the
-``(…, layers, dim)`` stack into ``(…, dim)`` before the *same* projection + BiLSTM/CNN every other
+layer-first ``(layers, …, dim)`` stack into ``(…, dim)`` before the *same* projection + BiLSTM/CNN every other
 embedding feeds, so "same downstream model" still holds; it adds ``layers + 1`` parameters.
 
 Each layer is first rescaled to the same mean vector norm on the training words (fixed constants,
@@ -35,7 +35,7 @@ def layer_norms(stack: np.ndarray, max_rows: int = 4096) -> np.ndarray:
 
 
 class ScalarMix(nn.Module):
-    """``gamma * sum_l softmax(s)_l * h_l * mean(norm) / norm_l`` over the layer axis (second to last)."""
+    """``gamma * sum_l softmax(s)_l * h_l * mean(norm) / norm_l`` over the layer axis (the first)."""
 
     def __init__(self, n_layers: int, norms: np.ndarray | None = None) -> None:
         super().__init__()
@@ -54,9 +54,10 @@ class ScalarMix(nn.Module):
         return int(self.logits.shape[0])
 
     def forward(self, stack: torch.Tensor) -> torch.Tensor:
-        """``(…, layers, dim) -> (…, dim)``."""
+        """``(layers, …, dim) -> (…, dim)``: layer-first, so the mix is one matrix-vector product."""
         weights = torch.softmax(self.logits, dim=0) * self.scale
-        return self.gamma * torch.einsum("...ld,l->...d", stack, weights)
+        mixed = weights @ stack.reshape(stack.shape[0], -1)
+        return self.gamma * mixed.reshape(stack.shape[1:])
 
     @torch.no_grad()
     def weights(self) -> list[float]:

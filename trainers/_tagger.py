@@ -14,10 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from trainers._crf import LinearChainCRF, iob2_allowed_transitions
 from trainers._mix import ScalarMix
+from trainers._rnn import BiLSTM
 
 __all__ = ["CASING_CLASSES", "BiLSTMTagger", "casing_ids"]
 
@@ -52,14 +52,6 @@ def casing_ids(tokens: Sequence[str]) -> np.ndarray:
     return np.fromiter(map(classes.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
 
-def run_lstm(lstm: nn.LSTM, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """A packed BiLSTM pass, so the backward direction starts at each item's real last word."""
-    packed = pack_padded_sequence(inputs, lengths.cpu(), batch_first=True, enforce_sorted=False)
-    output, _ = lstm(packed)
-    output, _ = pad_packed_sequence(output, batch_first=True, total_length=inputs.shape[1])
-    return output
-
-
 class BiLSTMTagger(nn.Module):
     """[Scalar mix of layers ->] projection -> [+ casing one-hot] -> BiLSTM -> per-token tag scores (-> CRF)."""
 
@@ -82,7 +74,7 @@ class BiLSTMTagger(nn.Module):
         self.project = nn.Linear(input_dim, projection)
         self.dropout = nn.Dropout(dropout)
         casing_dim = len(CASING_CLASSES) if casing_features else 0
-        self.lstm = nn.LSTM(projection + casing_dim, hidden, batch_first=True, bidirectional=True)
+        self.lstm = BiLSTM(projection + casing_dim, hidden)
         self.output = nn.Linear(2 * hidden, len(self.labels))
         self.crf: LinearChainCRF | None = None
         if use_crf:
@@ -100,7 +92,7 @@ class BiLSTMTagger(nn.Module):
         if self.casing_features:
             onehot = nn.functional.one_hot(casing, len(CASING_CLASSES)).to(hidden.dtype)
             hidden = torch.cat([hidden, onehot], dim=-1)
-        hidden = run_lstm(self.lstm, hidden, mask.sum(1))
+        hidden = self.lstm(hidden, mask.sum(1))
         return self.output(self.dropout(hidden))
 
     def loss(self, emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

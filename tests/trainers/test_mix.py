@@ -60,12 +60,12 @@ def _classify_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
 
 def test_mix_maps_a_stack_to_one_vector_and_starts_uniform():
     mix = ScalarMix(3, norms=np.array([1.0, 2.0, 4.0]))
-    stack = torch.ones(2, 5, 3, 6)
+    stack = torch.ones(3, 2, 5, 6) * torch.tensor([1.0, 10.0, 100.0]).reshape(3, 1, 1, 1)  # layer-first
     out = mix(stack)
     assert out.shape == (2, 5, 6)
     np.testing.assert_allclose(mix.weights(), [1 / 3] * 3, rtol=1e-6)
-    # each layer brought to the layers' mean norm 7/3, then averaged
-    np.testing.assert_allclose(out.detach().numpy(), (7 / 3) * (1 + 0.5 + 0.25) / 3, rtol=1e-6)
+    # layer l holds 10**l; each is brought to the layers' mean norm 7/3 (÷ 1, 2, 4), then averaged
+    np.testing.assert_allclose(out.detach().numpy(), (7 / 3) * (1 + 10 / 2 + 100 / 4) / 3, rtol=1e-6)
 
 
 def test_layer_norms_are_mean_norms_per_layer():
