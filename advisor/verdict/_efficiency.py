@@ -378,56 +378,56 @@ def _mean_curve(matrix: np.ndarray) -> np.ndarray:
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
-def data_efficiency(
-    analysis: Analysis,
-    embedding: str = "contextual",
-    baseline: str = "static",
-    n_boot: int = 2000,
-    confidence: float = 0.95,
-    random_state: int = 0,
-    *,
-    replicates: CellReplicates | None = None,
-) -> DataEfficiency:
-    """Smallest share of training data at which ``embedding`` matches ``baseline`` at full data.
+@dataclass(frozen=True)
+class _RatioBootstrap:
+    """The bootstrap interval of the ratio, and how often a resample never matched or matched at once."""
 
-    With ``replicates`` (per-item scores logged) the interval is the hierarchical bootstrap's: each
-    replicate re-averages the curves over the drawn seeds under the drawn test sentences (the same
-    draws for every size and for the baseline), else a percentile bootstrap over seeds only.
-    """
-    m_emb, m_base = analysis.score_matrix(embedding), analysis.score_matrix(baseline)
-    full = analysis.full_size
-    if m_emb.empty or m_base.empty or full not in m_base.index:
-        return _undetermined(embedding, baseline, full, m_emb, n_boot, confidence)
-    sizes = m_emb.index.to_numpy(dtype=float)
-    emb = m_emb.to_numpy(dtype=float)
-    base_full = m_base.loc[full].to_numpy(dtype=float)
-    base_full = base_full[np.isfinite(base_full)]
-    target = float(base_full.mean())
-    curve = _mean_curve(emb)
-    size_needed, status = matching_size(sizes, curve, target)
-    ratio = full / size_needed if math.isfinite(size_needed) else 0.0
-    if len(sizes) < 2:
-        status = "undetermined" if status != "never" else status
+    lo: float
+    hi: float
+    share_never: float
+    share_bound: float
+    n_boot: int
+    method: str = "percentile bootstrap over seeds"
 
+
+def _hierarchical_ratios(
+    replicates: CellReplicates | None,
+    embedding: str,
+    baseline: str,
+    sizes: np.ndarray,
+    full: int,
+    confidence: float,
+) -> _RatioBootstrap | None:
+    """Ratio interval from the hierarchical replicates: each replicate re-averages the curves over the
+    drawn seeds under the drawn test sentences (the same draws for every size and for the baseline).
+    None when some needed cell has no replicates (then the caller falls back to seeds only)."""
     groups = [(embedding, int(size)) for size in sizes] + [(baseline, full)]
-    if replicates is not None and all(g in replicates.replicates for g in groups):
-        curves = np.stack([replicates.seed_mean(embedding, int(size)) for size in sizes], axis=1)
-        targets = replicates.seed_mean(baseline, full)
-        ok = np.isfinite(targets)
-        boot_sizes, statuses = _matching_sizes(sizes, curves[ok], targets[ok])
-        ratios = np.where(np.isfinite(boot_sizes), full / boot_sizes, 0.0)
-        lo, hi = percentile_interval(ratios, confidence)
-        return DataEfficiency(
-            embedding=embedding, baseline=baseline, target=target, full_size=full, size_needed=size_needed,
-            status=status, ratio=ratio, ratio_lo=lo, ratio_hi=hi,
-            share_never=float(np.mean(statuses == "never")), share_bound=float(np.mean(statuses == "bound")),
-            sizes=[int(s) for s in sizes], curve=[float(c) for c in curve], n_boot=len(ratios),
-            confidence=confidence, method=HIERARCHICAL,
-        )  # fmt: skip
+    if replicates is None or not all(g in replicates.replicates for g in groups):
+        return None
+    curves = np.stack([replicates.seed_mean(embedding, int(size)) for size in sizes], axis=1)
+    targets = replicates.seed_mean(baseline, full)
+    ok = np.isfinite(targets)
+    boot_sizes, statuses = _matching_sizes(sizes, curves[ok], targets[ok])
+    ratios = np.where(np.isfinite(boot_sizes), full / boot_sizes, 0.0)
+    lo, hi = percentile_interval(ratios, confidence)
+    share_never, share_bound = float(np.mean(statuses == "never")), float(np.mean(statuses == "bound"))
+    return _RatioBootstrap(lo, hi, share_never, share_bound, len(ratios), HIERARCHICAL)
 
-    # Bootstrap over seeds; seeds run by both embeddings are resampled jointly (paired design).
+
+def _seed_ratios(
+    emb: np.ndarray,
+    emb_seeds: list[Any],
+    base_full: np.ndarray,
+    base_seeds: list[Any],
+    sizes: np.ndarray,
+    full: int,
+    n_boot: int,
+    confidence: float,
+    random_state: int,
+) -> _RatioBootstrap:
+    """Ratio interval from a percentile bootstrap over seeds; seeds run by both embeddings are
+    resampled jointly (a seed fixes the training subset: the paired design)."""
     rng = np.random.default_rng(random_state)
-    emb_seeds, base_seeds = list(m_emb.columns), list(m_base.loc[full].dropna().index)
     pick_e = rng.integers(0, len(emb_seeds), (n_boot, len(emb_seeds)))
     paired = emb_seeds == base_seeds
     pick_b = pick_e if paired else rng.integers(0, len(base_seeds), (n_boot, len(base_seeds)))
@@ -441,6 +441,49 @@ def data_efficiency(
     lo, hi = np.quantile(ratios, [alpha, 1 - alpha], method="inverted_cdf") if n_boot else (math.nan,) * 2
     if len(emb_seeds) < 2 or len(base_seeds) < 2:
         lo = hi = math.nan  # resampling one seed says nothing
+    return _RatioBootstrap(
+        float(lo),
+        float(hi),
+        float(np.mean(statuses == "never")) if n_boot else math.nan,
+        float(np.mean(statuses == "bound")) if n_boot else math.nan,
+        n_boot,
+    )
+
+
+def data_efficiency(
+    analysis: Analysis,
+    embedding: str = "contextual",
+    baseline: str = "static",
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+    random_state: int = 0,
+    *,
+    replicates: CellReplicates | None = None,
+) -> DataEfficiency:
+    """Smallest share of training data at which ``embedding`` matches ``baseline`` at full data.
+
+    With ``replicates`` (per-item scores logged) the interval is the hierarchical bootstrap's,
+    else a percentile bootstrap over seeds only.
+    """
+    m_emb, m_base = analysis.score_matrix(embedding), analysis.score_matrix(baseline)
+    full = analysis.full_size
+    if m_emb.empty or m_base.empty or full not in m_base.index:
+        return _undetermined(embedding, baseline, full, m_emb, n_boot, confidence)
+    sizes = m_emb.index.to_numpy(dtype=float)
+    emb = m_emb.to_numpy(dtype=float)
+    base_full = m_base.loc[full].to_numpy(dtype=float)
+    base_full = base_full[np.isfinite(base_full)]
+    target = float(base_full.mean())
+    curve = _mean_curve(emb)
+    size_needed, status = matching_size(sizes, curve, target)
+    if len(sizes) < 2:
+        status = "undetermined" if status != "never" else status
+    boot = _hierarchical_ratios(replicates, embedding, baseline, sizes, full, confidence)
+    if boot is None:
+        emb_seeds, base_seeds = list(m_emb.columns), list(m_base.loc[full].dropna().index)
+        boot = _seed_ratios(
+            emb, emb_seeds, base_full, base_seeds, sizes, full, n_boot, confidence, random_state
+        )
     return DataEfficiency(
         embedding=embedding,
         baseline=baseline,
@@ -448,15 +491,16 @@ def data_efficiency(
         full_size=full,
         size_needed=size_needed,
         status=status,
-        ratio=ratio,
-        ratio_lo=float(lo),
-        ratio_hi=float(hi),
-        share_never=float(np.mean(statuses == "never")) if n_boot else math.nan,
-        share_bound=float(np.mean(statuses == "bound")) if n_boot else math.nan,
+        ratio=full / size_needed if math.isfinite(size_needed) else 0.0,
+        ratio_lo=boot.lo,
+        ratio_hi=boot.hi,
+        share_never=boot.share_never,
+        share_bound=boot.share_bound,
         sizes=[int(s) for s in sizes],
         curve=[float(c) for c in curve],
-        n_boot=n_boot,
+        n_boot=boot.n_boot,
         confidence=confidence,
+        method=boot.method,
     )
 
 
