@@ -13,7 +13,8 @@ import typer
 from rich.markup import escape
 
 from advisor.cli._app import app, console, err_console
-from advisor.verdict import Thresholds, recommend
+from advisor.cli.run import UriOpt
+from advisor.verdict import Recommendation, Thresholds, recommend
 
 __all__ = ["report", "thresholds_from_options"]
 
@@ -43,59 +44,56 @@ def thresholds_from_options(
     )
 
 
+RunIdArg = Annotated[str, typer.Argument(help="an analysis run id, or 'latest'")]
+OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="output folder (default: reports/RUN_ID)")]
+AcceptableLossOpt = Annotated[
+    float,
+    typer.Option(
+        "--acceptable-loss",
+        help="score you accept to lose for a cheaper embedding, on the 0-1 scale (0.01 = 1 point)",
+    ),
+]
+LatencyBudgetOpt = Annotated[
+    float | None, typer.Option("--latency-budget-ms", help="serving latency per item you can afford")
+]
+LabelCostOpt = Annotated[float | None, typer.Option("--label-cost", help="cost of labelling one item")]
+BudgetItemsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--labelling-budget-items", help="extra items you could label (default: as many as you have)"
+    ),
+]
+BudgetMoneyOpt = Annotated[
+    float | None, typer.Option("--labelling-budget-money", help="money for labelling (needs --label-cost)")
+]
+MaxExtrapolationOpt = Annotated[
+    float, typer.Option("--max-extrapolation", help="trust learning-curve fits up to this × the largest size")
+]
+MinSeedsOpt = Annotated[
+    int, typer.Option("--min-seeds", help="seeds per embedding at full data needed for a verdict")
+]
+ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="level of every interval")]
+LogOpt = Annotated[bool, typer.Option("--log/--no-log", help="log the report files as artifacts of the run")]
+
+
 @app.command()
 def report(
-    run_id: Annotated[str, typer.Argument(help="an analysis run id, or 'latest'")] = "latest",
-    tracking_uri: Annotated[
-        str | None,
-        typer.Option(
-            "--tracking-uri",
-            help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlruns/mlflow.db)",
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="output folder (default: reports/RUN_ID)")
-    ] = None,
-    acceptable_loss: Annotated[
-        float,
-        typer.Option(
-            "--acceptable-loss",
-            help="score you accept to lose for a cheaper embedding, on the 0-1 scale (0.01 = 1 point)",
-        ),
-    ] = _DEFAULTS.acceptable_loss,
-    latency_budget_ms: Annotated[
-        float | None, typer.Option("--latency-budget-ms", help="serving latency per item you can afford")
-    ] = None,
-    label_cost: Annotated[
-        float | None, typer.Option("--label-cost", help="cost of labelling one item")
-    ] = None,
-    labelling_budget_items: Annotated[
-        int | None,
-        typer.Option(
-            "--labelling-budget-items", help="extra items you could label (default: as many as you have)"
-        ),
-    ] = None,
-    labelling_budget_money: Annotated[
-        float | None,
-        typer.Option("--labelling-budget-money", help="money for labelling (needs --label-cost)"),
-    ] = None,
-    max_extrapolation: Annotated[
-        float,
-        typer.Option("--max-extrapolation", help="trust learning-curve fits up to this × the largest size"),
-    ] = _DEFAULTS.max_extrapolation,
-    min_seeds: Annotated[
-        int, typer.Option("--min-seeds", help="seeds per embedding at full data needed for a verdict")
-    ] = _DEFAULTS.min_seeds,
-    confidence: Annotated[
-        float, typer.Option("--confidence", help="level of every interval")
-    ] = _DEFAULTS.confidence,
-    log_artifacts: Annotated[
-        bool, typer.Option("--log/--no-log", help="log the report files as artifacts of the run")
-    ] = True,
+    run_id: RunIdArg = "latest",
+    tracking_uri: UriOpt = None,
+    out: OutOpt = None,
+    acceptable_loss: AcceptableLossOpt = _DEFAULTS.acceptable_loss,
+    latency_budget_ms: LatencyBudgetOpt = None,
+    label_cost: LabelCostOpt = None,
+    labelling_budget_items: BudgetItemsOpt = None,
+    labelling_budget_money: BudgetMoneyOpt = None,
+    max_extrapolation: MaxExtrapolationOpt = _DEFAULTS.max_extrapolation,
+    min_seeds: MinSeedsOpt = _DEFAULTS.min_seeds,
+    confidence: ConfidenceOpt = _DEFAULTS.confidence,
+    log_artifacts: LogOpt = True,
 ) -> None:
     """Write the verdict and an HTML + markdown report for a finished ``advisor run``."""
     from advisor.mlflow_views import require_store
-    from advisor.report import partial_notice, write_report
+    from advisor.report import write_report
     from advisor.tracking import close_stale_runs, load_analysis
 
     thresholds = thresholds_from_options(
@@ -116,14 +114,21 @@ def report(
     html_path, md_path = write_report(analysis, out_dir, thresholds, recommendation=recommendation)
     if log_artifacts and analysis.run_id:
         _log(analysis.run_id, tracking_uri, html_path, md_path, recommendation.to_dict())
-    notice = partial_notice(analysis.status)
+    _print_verdict(analysis.status, recommendation, html_path, md_path)
+
+
+def _print_verdict(status: str | None, recommendation: Recommendation, html: Path, md: Path) -> None:
+    """The partial-run notice (if any), the verdict's summary and where the two report files are."""
+    from advisor.report import partial_notice
+
+    notice = partial_notice(status)
     if notice:
         console.print(f"[bold yellow]{escape(notice)}[/]", highlight=False, soft_wrap=True)
     for line in recommendation.summary_lines():
         console.print(escape(line), highlight=False, soft_wrap=True)
     console.print()
-    console.print(f"HTML report: {html_path}", highlight=False, soft_wrap=True)
-    console.print(f"Markdown report: {md_path}", highlight=False, soft_wrap=True)
+    console.print(f"HTML report: {html}", highlight=False, soft_wrap=True)
+    console.print(f"Markdown report: {md}", highlight=False, soft_wrap=True)
 
 
 def _log(run_id: str, tracking_uri: str | None, html: Path, md: Path, verdict: dict) -> None:
