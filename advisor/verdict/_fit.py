@@ -300,6 +300,47 @@ class Extrapolation:
         return asdict(self) | {"factor": self.factor, "extra_items": self.extra_items}
 
 
+def _fit_reasons(
+    best: CandidateFit, n_sizes: int, min_sizes: int, min_r2: float, max_backtest_error: float
+) -> list[str]:
+    """Why the chosen fit itself is not to be trusted: too few sizes, a poor fit, a failed backtest."""
+    reasons: list[str] = []
+    if n_sizes < min_sizes:
+        reasons.append(f"only {n_sizes} training sizes (need {min_sizes})")
+    if not math.isfinite(best.r2) or best.r2 < min_r2:
+        shown = math.floor(best.r2 * 1000) / 1000  # rounded down: never "R² 0.90 < 0.9"
+        reasons.append(f"poor fit (R² of the means {shown:.3f} < {min_r2:g})")
+    if math.isnan(best.backtest_error):
+        reasons.append("no backtest possible (too few sizes)")
+    elif best.backtest_error > max_backtest_error:
+        reasons.append(
+            f"fitted without the largest size it misses that size by {best.backtest_error:.3f} (> {max_backtest_error})"
+        )
+    return reasons
+
+
+def _reach_reasons(needed: float, full_size: int, max_factor: float) -> list[str]:
+    """Why a finite answer is not to be trusted: it contradicts the observed score, or reaches too far."""
+    if needed <= full_size:
+        return ["the fit says the target is already reached, but the observed score is below it"]
+    if needed > max_factor * full_size:
+        factor = f"{needed / full_size:.1f}×" if needed / full_size <= FAR_FACTOR else f"over {FAR_FACTOR:g}×"
+        return [f"extrapolates {factor} beyond the largest size (limit {max_factor:g}×)"]
+    return []
+
+
+def _disagreement_reasons(by_model: dict[str, float], best: str, needed: float) -> list[str]:
+    """Fits the data cannot tell apart (AICc) but that give different answers make the answer unreliable."""
+    disagreeing = [m for m, v in by_model.items() if m != best and not _close(v, needed)]
+    if not disagreeing:
+        return []
+    return [
+        "equally good fits disagree ("
+        + ", ".join(f"{m}: {_items_text(by_model[m])}" for m in [best, *disagreeing])
+        + ")"
+    ]
+
+
 def extrapolate(
     fit: LearningCurveFit,
     target: float,
@@ -327,18 +368,7 @@ def extrapolate(
         )
     needed = best.size_for(target)
     by_model = {c.model: c.size_for(target) for c in fit.competitors(delta_aicc)}
-    reasons: list[str] = []
-    if len(fit.sizes) < min_sizes:
-        reasons.append(f"only {len(fit.sizes)} training sizes (need {min_sizes})")
-    if not math.isfinite(best.r2) or best.r2 < min_r2:
-        shown = math.floor(best.r2 * 1000) / 1000  # rounded down: never "R² 0.90 < 0.9"
-        reasons.append(f"poor fit (R² of the means {shown:.3f} < {min_r2:g})")
-    if math.isnan(best.backtest_error):
-        reasons.append("no backtest possible (too few sizes)")
-    elif best.backtest_error > max_backtest_error:
-        reasons.append(
-            f"fitted without the largest size it misses that size by {best.backtest_error:.3f} (> {max_backtest_error})"
-        )
+    reasons = _fit_reasons(best, len(fit.sizes), min_sizes, min_r2, max_backtest_error)
     if not math.isfinite(needed):
         return Extrapolation(
             fit.embedding,
@@ -351,18 +381,8 @@ def extrapolate(
             best.model,
             by_model,
         )
-    if needed <= full_size:
-        reasons.append("the fit says the target is already reached, but the observed score is below it")
-    elif needed > max_factor * full_size:
-        factor = f"{needed / full_size:.1f}×" if needed / full_size <= FAR_FACTOR else f"over {FAR_FACTOR:g}×"
-        reasons.append(f"extrapolates {factor} beyond the largest size (limit {max_factor:g}×)")
-    disagreeing = [m for m, v in by_model.items() if m != best.model and not _close(v, needed)]
-    if disagreeing:
-        reasons.append(
-            "equally good fits disagree ("
-            + ", ".join(f"{m}: {_items_text(by_model[m])}" for m in [best.model, *disagreeing])
-            + ")"
-        )
+    reasons += _reach_reasons(needed, full_size, max_factor)
+    reasons += _disagreement_reasons(by_model, best.model, needed)
     return Extrapolation(
         fit.embedding,
         target,
