@@ -95,11 +95,9 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return frame[name].astype(float) if name in frame.columns else pd.Series(np.nan, index=frame.index)
 
 
-def compare_costs(analysis: Analysis) -> CostComparison:
-    """Medians over seeds at the largest size, joined with the per-embedding featurization facts."""
-    size = analysis.full_size
+def _cell_costs(analysis: Analysis, size: int, names: list[str]) -> pd.DataFrame:
+    """Per-embedding medians over seeds of the costs logged per cell (medians: one slow seed is noise)."""
     cells = analysis.curves[analysis.curves["size"] == size]
-    names = analysis.embedding_names
     per_cell = pd.DataFrame(
         {
             "embedding": cells["embedding"],
@@ -110,24 +108,31 @@ def compare_costs(analysis: Analysis) -> CostComparison:
             "epochs": _column(cells, "epochs"),
         }
     )
-    table = per_cell.groupby("embedding").median().reindex(names)
-    emb = analysis.embeddings
-    serving = emb is not None and "serving_ms_per_item_b1" in getattr(emb, "columns", ())
-    provenance = None
-    if emb is not None and len(emb) and "embedding" in emb.columns:
-        facts = emb.drop_duplicates("embedding").set_index("embedding").reindex(names)
-        per_s = _column(facts, "featurize_items_per_s")
-        table["featurize_ms_per_item"] = np.where(per_s > 0, 1000.0 / per_s, np.nan)
-        table["featurize_seconds"] = _column(facts, "featurize_seconds")
-        table["embedding_mb"] = _column(facts, "embedding_bytes") / 1e6
-        table["dim"] = _column(facts, "dim")
-        for column in ("serving_ms_per_item_b1", "serving_ms_per_item_b64", "serving_memory_mb"):
-            table[column] = _column(facts, column)
-        if serving:
-            provenance = json.loads(str(facts["serving_provenance"].dropna().iloc[0]))
-    else:
+    return per_cell.groupby("embedding").median().reindex(names)
+
+
+def _join_embedding_facts(
+    table: pd.DataFrame, emb: pd.DataFrame | None, names: list[str], serving: bool
+) -> dict[str, Any] | None:
+    """Add the per-embedding facts (featurization, size, serving pass) to ``table`` in place;
+    returns the serving pass's provenance when the run measured one."""
+    if not (emb is not None and len(emb) and "embedding" in emb.columns):
         for name in ("featurize_ms_per_item", "featurize_seconds", "embedding_mb", "dim"):
             table[name] = np.nan
+        return None
+    facts = emb.drop_duplicates("embedding").set_index("embedding").reindex(names)
+    per_s = _column(facts, "featurize_items_per_s")
+    table["featurize_ms_per_item"] = np.where(per_s > 0, 1000.0 / per_s, np.nan)
+    table["featurize_seconds"] = _column(facts, "featurize_seconds")
+    table["embedding_mb"] = _column(facts, "embedding_bytes") / 1e6
+    table["dim"] = _column(facts, "dim")
+    for column in ("serving_ms_per_item_b1", "serving_ms_per_item_b64", "serving_memory_mb"):
+        table[column] = _column(facts, column)
+    return json.loads(str(facts["serving_provenance"].dropna().iloc[0])) if serving else None
+
+
+def _add_serving(table: pd.DataFrame, serving: bool) -> None:
+    """Serving latency from the dedicated pass, else (older runs) featurization plus the downstream model."""
     if serving:
         table["latency_ms_per_item"] = table["serving_ms_per_item_b1"]
         table["batch_ms_per_item"] = table["serving_ms_per_item_b64"]
@@ -140,10 +145,10 @@ def compare_costs(analysis: Analysis) -> CostComparison:
     table["items_per_s"] = np.where(
         table["latency_ms_per_item"] > 0, 1000.0 / table["latency_ms_per_item"], np.nan
     )
-    order = [c for c, _, _ in COST_COLUMNS] + ["items_per_s", "epochs"]
-    table = table[order]
-    table.index.name = "embedding"
 
+
+def _ratios(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Contextual's multiple of each cheaper family's cost; no memory ratio below what sampling resolves."""
     ratio_rows = {}
     for cheap in ("static", "random"):
         if "contextual" in table.index and cheap in table.index:
@@ -156,7 +161,21 @@ def compare_costs(analysis: Analysis) -> CostComparison:
                 ratio["peak_memory_mb"] = np.nan  # below what resident-memory sampling resolves: no ratio
             ratio_rows[f"contextual/{cheap}"] = ratio
     ratios = pd.DataFrame(ratio_rows).T if ratio_rows else pd.DataFrame(columns=order)
-    ratios = ratios.replace([np.inf, -np.inf], np.nan)
+    return ratios.replace([np.inf, -np.inf], np.nan)
+
+
+def compare_costs(analysis: Analysis) -> CostComparison:
+    """Medians over seeds at the largest size, joined with the per-embedding featurization facts."""
+    size = analysis.full_size
+    names = analysis.embedding_names
+    table = _cell_costs(analysis, size, names)
+    emb = analysis.embeddings
+    serving = emb is not None and "serving_ms_per_item_b1" in getattr(emb, "columns", ())
+    provenance = _join_embedding_facts(table, emb, names, serving)
+    _add_serving(table, serving)
+    order = [c for c, _, _ in COST_COLUMNS] + ["items_per_s", "epochs"]
+    table = table[order]
+    table.index.name = "embedding"
     return CostComparison(
-        table=table, ratios=ratios, size=size, serving_measured=serving, provenance=provenance
+        table=table, ratios=_ratios(table, order), size=size, serving_measured=serving, provenance=provenance
     )
