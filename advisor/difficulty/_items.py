@@ -21,6 +21,51 @@ def difficulty_metric_names(task: str) -> list[str]:
     return metric_registry.names(task=task, kind="difficulty")
 
 
+def _chosen_metrics(task: str, names: Sequence[str] | None) -> list[str]:
+    """The metrics to score (default: all of the task's); an unknown name is a configuration error."""
+    available = difficulty_metric_names(task)
+    chosen = list(names) if names is not None else available
+    unknown = [n for n in chosen if n not in available]
+    if unknown:
+        raise ConfigError(
+            f"unknown {task} difficulty metric(s): {', '.join(unknown)}",
+            hint=f"choose from: {', '.join(available)}",
+            code="E505",
+        )
+    return chosen
+
+
+def _ner_units_table(evaluation: Corpus, level: str) -> pd.DataFrame:
+    """One row per NER unit (entity, token or sentence) with its sentence, span, text and gold."""
+    units = ner_units(evaluation.labels, level)
+    tokens = evaluation.tokens
+    return pd.DataFrame(
+        {
+            "item": [u[0] for u in units],
+            "unit": range(len(units)),
+            "text": [
+                evaluation.texts[u[0]] if level == "sentence" else " ".join(tokens[u[0]][u[1] : u[2]])
+                for u in units
+            ],
+            "gold": [u[3] for u in units],
+            "start": [u[1] for u in units],
+            "end": [u[2] for u in units],
+        }
+    )
+
+
+def _sentence_units_table(evaluation: Corpus) -> pd.DataFrame:
+    """One row per classified sentence; the sentence is its own bootstrap group."""
+    return pd.DataFrame(
+        {
+            "item": range(len(evaluation)),
+            "unit": range(len(evaluation)),
+            "text": list(evaluation.texts),
+            "gold": [str(label) for label in evaluation.labels],
+        }
+    )
+
+
 def item_metrics(
     train: Corpus,
     evaluation: Corpus,
@@ -48,48 +93,16 @@ def item_metrics(
         spacy_model=spacy_model,
         cache_dir=Path(cache_dir) if cache_dir is not None else None,
     )
-    available = difficulty_metric_names(task)
-    chosen = list(names) if names is not None else available
-    unknown = [n for n in chosen if n not in available]
-    if unknown:
-        raise ConfigError(
-            f"unknown {task} difficulty metric(s): {', '.join(unknown)}",
-            hint=f"choose from: {', '.join(available)}",
-            code="E505",
-        )
+    chosen = _chosen_metrics(task, names)
     if len(evaluation) == 0:
         raise InputError(
             "the evaluation split is empty", hint="metrics are scored on evaluation items", code="E506"
         )
-
     if task == "ner":
-        units = ner_units(evaluation.labels, context.level)
-        tokens = evaluation.tokens
-        table = pd.DataFrame(
-            {
-                "item": [u[0] for u in units],
-                "unit": range(len(units)),
-                "text": [
-                    evaluation.texts[u[0]]
-                    if context.level == "sentence"
-                    else " ".join(tokens[u[0]][u[1] : u[2]])
-                    for u in units
-                ],
-                "gold": [u[3] for u in units],
-                "start": [u[1] for u in units],
-                "end": [u[2] for u in units],
-            }
-        )
+        table = _ner_units_table(evaluation, context.level)
         extras = ner_extra_columns(context)
     else:
-        table = pd.DataFrame(
-            {
-                "item": range(len(evaluation)),
-                "unit": range(len(evaluation)),
-                "text": list(evaluation.texts),
-                "gold": [str(label) for label in evaluation.labels],
-            }
-        )
+        table = _sentence_units_table(evaluation)
         extras = {}
     for name in chosen:
         table[name] = metric_registry.get(name)(context)
