@@ -122,6 +122,41 @@ def item_correctness(
     return pd.DataFrame(columns, index=table.index)
 
 
+def _check_arguments(task: str, train: Corpus, evaluation: Corpus, n_boot: int) -> None:
+    """Fail before any metric is computed on a task/data mismatch or an empty bootstrap."""
+    if task != evaluation.task or task != train.task:
+        raise ConfigError(
+            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E536"
+        )
+    if n_boot < 1:
+        raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
+
+
+def _sliceable(predictions: Mapping[PredictionKey, Sequence[Any]]) -> dict[PredictionKey, Sequence[Any]]:
+    """Drop families outside the paper's three (distilled, the fine-tuned reference): they are in no sliced pair."""
+    return {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in _UNSLICED)}
+
+
+def _metrics_table(
+    train: Corpus,
+    evaluation: Corpus,
+    table: pd.DataFrame | None,
+    level: str | None,
+    spacy_model: str | None,
+    cache_dir: Path | str | None,
+) -> tuple[pd.DataFrame, str, list[str]]:
+    """The per-unit metrics table (given or computed), its unit level and metric names; a given NER
+    table must have exactly the evaluation split's units."""
+    task = evaluation.task
+    if table is None:
+        table = item_metrics(train, evaluation, spacy_model, level=level, cache_dir=cache_dir)
+    level = table.attrs.get("level", level or default_level(task))
+    metric_names: list[str] = table.attrs.get("metrics") or []
+    if task == "ner" and len(table) != len(ner_units(evaluation.labels, level)):
+        raise InputError("the metrics table does not match the evaluation split", code="E538")
+    return table, level, metric_names
+
+
 def gap_analysis(
     task: str,
     train: Corpus,
@@ -147,25 +182,13 @@ def gap_analysis(
     ``result.attrs["partitions"]``. Pass a precomputed ``table`` (from :func:`item_metrics`) to skip
     recomputing the metrics.
     """
-    if task != evaluation.task or task != train.task:
-        raise ConfigError(
-            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E536"
-        )
-    if n_boot < 1:
-        raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
-    # Families outside the paper's three (distilled, the fine-tuned reference) are in no sliced pair.
-    sliced = {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in _UNSLICED)}
+    _check_arguments(task, train, evaluation, n_boot)
+    sliced = _sliceable(predictions)
     if predictions and not sliced:  # e.g. a run of distilled alone: no pair to slice, not an error
         return pd.DataFrame(columns=GAP_COLUMNS)
-    predictions = sliced
-    keys = _check_predictions(predictions, evaluation)
-    if table is None:
-        table = item_metrics(train, evaluation, spacy_model, level=level, cache_dir=cache_dir)
-    level = table.attrs.get("level", level or default_level(task))
-    metric_names: list[str] = table.attrs.get("metrics") or []
-    if task == "ner" and len(table) != len(ner_units(evaluation.labels, level)):
-        raise InputError("the metrics table does not match the evaluation split", code="E538")
-    correct = item_correctness(table, evaluation, predictions).to_numpy(dtype=float)  # (units, P)
+    keys = _check_predictions(sliced, evaluation)
+    table, level, metric_names = _metrics_table(train, evaluation, table, level, spacy_model, cache_dir)
+    correct = item_correctness(table, evaluation, sliced).to_numpy(dtype=float)  # (units, P)
     partitions = {name: partition(table[name], rule) for name in metric_names}
     sums = _slice_sums(table, metric_names, partitions, correct, len(evaluation))
     resampler = Resampler(len(evaluation), sorted({d for _, _, d in keys}), n_boot, seed)
