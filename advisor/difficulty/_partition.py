@@ -71,6 +71,65 @@ def _format(value: float) -> str:
     return "inf" if np.isinf(value) else f"{value:.4g}"
 
 
+class _Unsplittable(Exception):
+    """Raised by the threshold choosers with the reason a metric cannot be split."""
+
+
+def _fixed_cut(values: np.ndarray, threshold: float, smallest: int) -> tuple[float, int]:
+    """The caller's threshold, provided both slices keep ``smallest`` items; returns (threshold, n difficult)."""
+    n = len(values)
+    n_difficult = int((values >= threshold).sum())
+    if min(n_difficult, n - n_difficult) < smallest:
+        raise _Unsplittable(
+            f"threshold {_format(threshold)} leaves {n_difficult} difficult / {n - n_difficult} easy, "
+            f"each slice needs at least {smallest}"
+        )
+    return threshold, n_difficult
+
+
+def _best_cut(
+    distinct: np.ndarray, counts: np.ndarray, smallest: int, target_share: float
+) -> tuple[float, int]:
+    """The tie boundary whose difficult share is closest to ``target_share`` among those leaving
+    ``smallest`` items on each side; returns (threshold, n difficult)."""
+    n = int(counts.sum())
+    if len(distinct) == 1:
+        raise _Unsplittable(f"all {n} values equal {_format(distinct[0])}")
+    # Candidate thresholds: every distinct value but the smallest; difficult count = values >= t.
+    difficult_counts = n - np.cumsum(counts)[:-1]
+    allowed = np.minimum(difficult_counts, n - difficult_counts) >= smallest
+    if not allowed.any():
+        top = int(np.argmax(counts))
+        raise _Unsplittable(
+            f"{counts[top] / n:.0%} of {n} values tie at {_format(distinct[top])}; "
+            f"no cut between distinct values leaves {smallest} items on each side"
+        )
+    distance = np.abs(difficult_counts / n - target_share)
+    distance[~allowed] = np.inf
+    # Closest to the target; on a tie the higher threshold (the smaller, harder slice).
+    best = len(distance) - 1 - int(np.argmin(distance[::-1]))
+    return float(distinct[1:][best]), int(difficult_counts[best])
+
+
+def _describe(
+    name: object,
+    chosen: float,
+    n_difficult: int,
+    n: int,
+    distinct: np.ndarray,
+    counts: np.ndarray,
+    missing: str,
+) -> str:
+    """One line on the cut: threshold, slice sizes, ties that all went to the difficult side, missing values."""
+    tied = int(counts[np.searchsorted(distinct, chosen)]) if chosen in distinct else 0
+    return (
+        f"{name}: difficult = value >= {_format(chosen)}: {n_difficult} difficult ({n_difficult / n:.0%}), "
+        f"{n - n_difficult} easy"
+        + (f"; all {tied} items at {_format(chosen)} are difficult" if tied > 1 else "")
+        + missing
+    )
+
+
 def partition(values: pd.Series | np.ndarray, rule: PartitionRule | None = None) -> Partition:
     """Difficult = ``values >= threshold`` at a tie boundary chosen by ``rule``; see the module docstring."""
     rule = rule or PartitionRule()
@@ -79,51 +138,21 @@ def partition(values: pd.Series | np.ndarray, rule: PartitionRule | None = None)
     array = series.to_numpy(dtype=float)
     present = ~np.isnan(array)
     n = int(present.sum())
-    nothing = pd.Series(np.zeros(len(array), dtype=bool), index=series.index)
     why = "not applicable: unseen in training" if "ambiguity" in str(name) else "no value"
     missing = f", {len(array) - n} in neither slice ({why})" if n < len(array) else ""
-
-    def refuse(reason: str) -> Partition:
+    try:
+        if n == 0:
+            raise _Unsplittable("no values")
+        distinct, counts = np.unique(array[present], return_counts=True)
+        smallest = max(rule.min_items, int(np.ceil(rule.min_share * n)))
+        if rule.threshold is not None:
+            chosen, n_difficult = _fixed_cut(array[present], float(rule.threshold), smallest)
+        else:
+            chosen, n_difficult = _best_cut(distinct, counts, smallest, rule.target_share)
+    except _Unsplittable as reason:
+        nothing = pd.Series(np.zeros(len(array), dtype=bool), index=series.index)
         return Partition(nothing, nothing.copy(), None, False, f"{name}: cannot split ({reason}){missing}")
-
-    if n == 0:
-        return refuse("no values")
-    distinct, counts = np.unique(array[present], return_counts=True)
-    smallest = max(rule.min_items, int(np.ceil(rule.min_share * n)))
-    # Candidate thresholds: every distinct value but the smallest; difficult count = values >= t.
-    difficult_counts = n - np.cumsum(counts)[:-1]
-    candidates = distinct[1:]
-    if rule.threshold is not None:
-        chosen = float(rule.threshold)
-        n_difficult = int((array[present] >= chosen).sum())
-        if min(n_difficult, n - n_difficult) < smallest:
-            return refuse(
-                f"threshold {_format(chosen)} leaves {n_difficult} difficult / {n - n_difficult} easy, "
-                f"each slice needs at least {smallest}"
-            )
-    else:
-        if len(distinct) == 1:
-            return refuse(f"all {n} values equal {_format(distinct[0])}")
-        allowed = np.minimum(difficult_counts, n - difficult_counts) >= smallest
-        if not allowed.any():
-            top = int(np.argmax(counts))
-            return refuse(
-                f"{counts[top] / n:.0%} of {n} values tie at {_format(distinct[top])}; "
-                f"no cut between distinct values leaves {smallest} items on each side"
-            )
-        distance = np.abs(difficult_counts / n - rule.target_share)
-        distance[~allowed] = np.inf
-        # Closest to the target; on a tie the higher threshold (the smaller, harder slice).
-        best = len(distance) - 1 - int(np.argmin(distance[::-1]))
-        chosen = float(candidates[best])
-        n_difficult = int(difficult_counts[best])
     difficult = pd.Series(present & (array >= chosen), index=series.index)
     easy = pd.Series(present & (array < chosen), index=series.index)
-    tied = int(counts[np.searchsorted(distinct, chosen)]) if chosen in distinct else 0
-    description = (
-        f"{name}: difficult = value >= {_format(chosen)}: {n_difficult} difficult ({n_difficult / n:.0%}), "
-        f"{n - n_difficult} easy"
-        + (f"; all {tied} items at {_format(chosen)} are difficult" if tied > 1 else "")
-        + missing
-    )
+    description = _describe(name, chosen, n_difficult, n, distinct, counts, missing)
     return Partition(difficult, easy, chosen, True, description)
