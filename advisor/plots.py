@@ -153,37 +153,28 @@ def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
     return fig
 
 
-def plot_extrapolation(
-    fits: Mapping[str, LearningCurveFit], extrapolations: Sequence[Extrapolation], max_factor: float = 4.0
-) -> Figure:
-    """Observed means and fitted curves, extended to ``max_factor`` × the largest size only where trusted.
+def _draw_fit(ax: Any, name: str, fit: LearningCurveFit, trusted: bool, right: float) -> None:
+    """Observed means as points; the fitted curve, extended to ``right`` only when its extrapolation is trusted."""
+    color = _color(name)
+    if fit.sizes:
+        ax.plot(
+            fit.sizes,
+            fit.mean_scores,
+            marker="o",
+            linestyle="none",
+            color=color,
+            label=f"{name} (observed)",
+        )
+    if fit.best is not None and fit.sizes:
+        end = right if trusted else max(fit.sizes)
+        grid = np.geomspace(min(fit.sizes), end, 200)
+        label = f"{name}: {fit.best.model} fit" + ("" if trusted else " (not extrapolated: unreliable)")
+        ax.plot(grid, _unit(fit.best.predict(grid)), color=color, linestyle="--", label=label)
 
-    A fit is drawn beyond the data only for an embedding whose extrapolation is reliable (good fit,
-    passing backtest); otherwise it stops at the largest size trained on. Curves are clipped to [0, 1].
-    """
-    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    largest = max((max(f.sizes) for f in fits.values() if f.sizes), default=1)
-    right = largest * max_factor
-    trusted = {x.embedding for x in extrapolations if x.reliable and x.status != "no fit"}
-    for name, fit in fits.items():
-        color = _color(name)
-        if fit.sizes:
-            ax.plot(
-                fit.sizes,
-                fit.mean_scores,
-                marker="o",
-                linestyle="none",
-                color=color,
-                label=f"{name} (observed)",
-            )
-        if fit.best is not None and fit.sizes:
-            end = right if name in trusted else max(fit.sizes)
-            grid = np.geomspace(min(fit.sizes), end, 200)
-            label = f"{name}: {fit.best.model} fit" + (
-                "" if name in trusted else " (not extrapolated: unreliable)"
-            )
-            ax.plot(grid, _unit(fit.best.predict(grid)), color=color, linestyle="--", label=label)
+
+def _draw_targets(ax: Any, extrapolations: Sequence[Extrapolation], largest: float, right: float) -> None:
+    """The target score as a horizontal line; where a curve reaches it within view, a vertical line
+    (dashed when unreliable)."""
     for x in extrapolations:
         if not math.isfinite(x.target):
             continue
@@ -199,6 +190,24 @@ def plot_extrapolation(
             xytext=(-160, 5),
             fontsize=8,
         )
+
+
+def plot_extrapolation(
+    fits: Mapping[str, LearningCurveFit], extrapolations: Sequence[Extrapolation], max_factor: float = 4.0
+) -> Figure:
+    """Observed means and fitted curves, extended to ``max_factor`` × the largest size only where trusted.
+
+    A fit is drawn beyond the data only for an embedding whose extrapolation is reliable (good fit,
+    passing backtest); otherwise it stops at the largest size trained on. Curves are clipped to [0, 1].
+    """
+    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    largest = max((max(f.sizes) for f in fits.values() if f.sizes), default=1)
+    right = largest * max_factor
+    trusted = {x.embedding for x in extrapolations if x.reliable and x.status != "no fit"}
+    for name, fit in fits.items():
+        _draw_fit(ax, name, fit, name in trusted, right)
+    _draw_targets(ax, extrapolations, largest, right)
     ax.axvspan(largest, right, color="grey", alpha=0.08)
     ax.set_xscale("log")
     ax.set_xlabel("training items (log scale; shaded: extrapolated)")
