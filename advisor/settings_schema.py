@@ -21,7 +21,17 @@ from advisor.vocabulary import parse_list
 if TYPE_CHECKING:
     from advisor.runner import RunSettings
 
-__all__ = ["DATA_OPTIONS", "SETTINGS", "Setting", "default_of", "from_cli", "setting", "to_argv"]
+__all__ = [
+    "DATA_OPTIONS",
+    "FORM_LABELS",
+    "SETTINGS",
+    "Setting",
+    "choices_of",
+    "default_of",
+    "from_cli",
+    "setting",
+    "to_argv",
+]
 
 #: Kinds of value: how a setting is typed on the command line and written back as text.
 KINDS = ("text", "path", "int", "float", "flag", "ints", "floats", "names", "tags")
@@ -40,6 +50,11 @@ class Setting:
     @property
     def flag(self) -> str | None:
         return self.flags[0] if self.flags else None
+
+    @property
+    def label(self) -> str:
+        """The app run form's label ("" for a setting the form does not show)."""
+        return FORM_LABELS.get(self.name, "")
 
     @property
     def param(self) -> str:
@@ -237,11 +252,44 @@ ALWAYS_WRITTEN: tuple[str, ...] = ("embeddings", "profile", "layer", "pooling", 
 #: The options every command that reads a dataset shares (``inspect``, ``metrics``, ``layers``, …).
 DATA_OPTIONS: tuple[str, ...] = tuple(s.name for s in SETTINGS if s.section == "data")
 
+#: The app's run form: the settings it shows, with their labels (key, default and choices come from the schema).
+FORM_LABELS: dict[str, str] = {
+    "profile": "Profile (grid and training effort)",
+    "embeddings": "Embeddings",
+    "sizes": "Sizes",
+    "fractions": "Fractions",
+    "seeds": "Seeds (0: the profile's)",
+    "contextual": "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)",
+    "layer": "Layer (mix, last, an index, or mean-last-K)",
+    "pooling": "Sub-word pooling",
+    "static": "Static vectors file (blank: packaged GloVe 6B 50d)",
+    "experiment": "MLflow experiment",
+    "backend": "Backend",
+    "ray_address": "Ray address (blank: start a local Ray runtime)",
+}
+
 _BY_NAME = {s.name: s for s in SETTINGS}
 
 
 def setting(name: str) -> Setting:
     return _BY_NAME[name]
+
+
+def choices_of(name: str) -> list[str] | None:
+    """The registries' current choices of setting ``name`` (None: any value), so CLI and app offer the same."""
+    from advisor.backends import BACKENDS
+    from advisor.embeddings._contextual import POOLINGS
+    from advisor.grid import profiles
+    from advisor.vocabulary import embedding_choices, task_choices
+
+    registries = {
+        "task": task_choices,
+        "embeddings": embedding_choices,
+        "profile": profiles.names,
+        "pooling": lambda: list(POOLINGS),
+        "backend": lambda: list(BACKENDS),
+    }
+    return registries[name]() if name in registries else None
 
 
 def default_of(name: str) -> Any:

@@ -42,7 +42,6 @@ from advisor.app import (
     max_upload_mb,
     mix_weights_by_cell,
     mlflow_ui_command,
-    parse_list,
     preview_dataset,
     run_command,
     server_url,
@@ -56,17 +55,16 @@ from advisor.app import (
     upload_root,
     verdict_text,
 )
-from advisor.backends import BACKENDS, check_backend
+from advisor.app import _form as form
+from advisor.backends import check_backend
 from advisor.data import TASKS
 from advisor.embeddings._contextual import POOLINGS
 from advisor.errors import AdvisorError
 from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
 from advisor.mlflow_views import store_uri
 from advisor.report import is_partial, partial_label, partial_notice
-from advisor.runner import EMBEDDING_CHOICES, RunSettings
-from advisor.settings_schema import default_of, setting
+from advisor.runner import RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
-from advisor.vocabulary import PAPER_FAMILIES
 
 PAGES = ("Data", "Configure & run", "Results", "Layers", "History")
 POLL_SECONDS = 3
@@ -242,46 +240,18 @@ def _show_dataset(dataset: dict[str, Any]) -> None:
 
 
 def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
-    """The run's settings from the form; bad values raise ConfigError (shown, not thrown)."""
-    names = profiles.names()
-    profile = st.selectbox(
-        "Profile (grid and training effort)",
-        names,
-        index=names.index(DEFAULT_APP_PROFILE) if DEFAULT_APP_PROFILE in names else 0,
-        format_func=lambda n: (
-            f"{n}: {profiles.get(n).description} ({profiles.get(n).n_sizes} sizes × "
-            f"{profiles.get(n).seeds} seeds, ≤{profiles.get(n).max_epochs} epochs)"
-        ),
-        key="profile",
-    )
-    embeddings = st.multiselect(
-        "Embeddings", list(EMBEDDING_CHOICES), default=list(PAPER_FAMILIES), key="embeddings"
-    )
-    cols = st.columns(3)
-    grid = cols[0].radio("Training-set sizes", ["from the profile", "sizes", "fractions"], key="grid")
-    sizes = fractions = None
-    if grid == "sizes":
-        sizes = parse_list(cols[1].text_input("Sizes", "100,200,400", key="sizes"), int, "sizes")
-    elif grid == "fractions":
-        fractions = parse_list(
-            cols[1].text_input("Fractions", "0.25,0.5,1", key="fractions"), float, "fractions"
-        )
-    seeds = int(cols[2].number_input("Seeds (0: the profile's)", 0, 20, 0, key="seeds")) or None
-    backend, ray_address = _backend()
-    with st.expander("Models"):
-        contextual = st.text_input(
-            "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)", key="contextual"
-        )
-        mcols = st.columns(2)
-        layer = mcols[0].text_input(
-            "Layer (mix, last, an index, or mean-last-K)",
-            default_of("layer"),
-            key="layer",
-            help=setting("layer").help,
-        )
-        pooling = mcols[1].selectbox("Sub-word pooling", list(POOLINGS), key="pooling")
-        static = st.text_input("Static vectors file (blank: packaged GloVe 6B 50d)", key="static")
-        experiment = st.text_input("MLflow experiment", DEFAULT_EXPERIMENT, key="experiment")
+    """The run's settings from the form; bad values raise ConfigError (shown, not thrown).
+
+    Widgets are drawn in this order (a bad value stops the form where it is read): profile and
+    embeddings, the grid row, Compute, Models.
+    """
+    values: dict[str, Any] = {
+        "profile": form.choice(st, "profile", default=DEFAULT_APP_PROFILE, format_func=_profile_text),
+        "embeddings": form.multichoice(st, "embeddings"),
+    }
+    values.update(_grid())
+    values["backend"], values["ray_address"] = _backend()
+    values.update(_models())
     return RunSettings(
         data=dataset["data"],
         task=dataset["task"],
@@ -289,30 +259,57 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
         test=dataset.get("test"),
         text_col=dataset.get("text_col"),
         label_col=dataset.get("label_col"),
-        embeddings=embeddings,
-        sizes=sizes,
-        fractions=fractions,
-        seeds=seeds,
-        profile=profile,
-        contextual=contextual or None,
-        layer=layer,
-        pooling=pooling,
-        static=static or None,
         tracking_uri=uri,
-        experiment=experiment or DEFAULT_EXPERIMENT,
-        backend=backend,
-        ray_address=ray_address,
+        **values,
     )
+
+
+def _profile_text(name: str) -> str:
+    """A profile as the form lists it: its description and the grid it runs."""
+    profile = profiles.get(name)
+    return (
+        f"{name}: {profile.description} ({profile.n_sizes} sizes × "
+        f"{profile.seeds} seeds, ≤{profile.max_epochs} epochs)"
+    )
+
+
+def _grid() -> dict[str, Any]:
+    """Sizes or fractions (or the profile's grid) and the seeds, in one row."""
+    cols = st.columns(3)
+    grid = cols[0].radio("Training-set sizes", ["from the profile", "sizes", "fractions"], key="grid")
+    sizes = fractions = None
+    if grid == "sizes":
+        sizes = form.number_list(cols[1], "sizes", "100,200,400")
+    elif grid == "fractions":
+        fractions = form.number_list(cols[1], "fractions", "0.25,0.5,1")
+    seeds = form.count(cols[2], "seeds", 0, 20)
+    return {"sizes": sizes, "fractions": fractions, "seeds": seeds}
+
+
+def _models() -> dict[str, Any]:
+    """The encoder, its layers and pooling, the static vectors and the MLflow experiment (blank: default)."""
+    with st.expander("Models"):
+        contextual = form.text(st, "contextual")
+        mcols = st.columns(2)
+        layer = form.text(mcols[0], "layer", tooltip=True)
+        pooling = form.choice(mcols[1], "pooling")
+        static = form.text(st, "static")
+        experiment = form.text(st, "experiment")
+    return {
+        "contextual": form.or_default("contextual", contextual),
+        "layer": layer,
+        "pooling": pooling,
+        "static": form.or_default("static", static),
+        "experiment": form.or_default("experiment", experiment),
+    }
 
 
 def _backend() -> tuple[str, str | None]:
     """Where the cells train: local worker processes, or Ray (a local runtime, or a cluster's address)."""
     with st.expander("Compute: local worker processes or Ray"):
         cols = st.columns([1, 3])
-        backend = cols[0].radio("Backend", list(BACKENDS), horizontal=True, key="backend")
-        address = cols[1].text_input(
-            "Ray address (blank: start a local Ray runtime)", key="ray_address", disabled=backend != "ray"
-        )
+        backend = form.choice(cols[0], "backend", radio=True, horizontal=True)
+        address = form.text(cols[1], "ray_address", disabled=backend != "ray")
     ray_address = (address.strip() or None) if backend == "ray" else None
     check_backend(backend, ray_address)  # e.g. Ray not installed: said on the form, before Run
     return backend, ray_address

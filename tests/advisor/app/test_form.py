@@ -1,0 +1,112 @@
+"""The run form is generated from the settings schema: each widget's key, label, default and choices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from advisor.app import _form as form
+from advisor.backends import BACKENDS
+from advisor.embeddings._contextual import POOLINGS
+from advisor.errors import ConfigError
+from advisor.grid import profiles
+from advisor.settings_schema import FORM_LABELS, SETTINGS, choices_of, default_of, setting
+from advisor.vocabulary import embedding_choices, task_choices
+
+
+class Recorder:
+    """A stand-in Streamlit container: records each widget call and answers with a set value or the default."""
+
+    def __init__(self, answers: dict[str, Any] | None = None) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self.answers = answers or {}
+
+    def __getattr__(self, widget: str) -> Any:
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append((widget, args, kwargs))
+            if kwargs["key"] in self.answers:
+                return self.answers[kwargs["key"]]
+            if widget in ("selectbox", "radio"):
+                return args[1][kwargs["index"]]
+            return kwargs["default"] if widget == "multiselect" else args[-1]
+
+        return draw
+
+
+def test_every_form_label_names_a_setting_and_only_those_have_one():
+    names = {s.name for s in SETTINGS}
+    assert set(FORM_LABELS) <= names
+    assert {s.name for s in SETTINGS if s.label} == set(FORM_LABELS)
+
+
+def test_choices_come_from_the_registries():
+    assert choices_of("embeddings") == embedding_choices()
+    assert choices_of("profile") == profiles.names()
+    assert choices_of("task") == task_choices()
+    assert choices_of("pooling") == list(POOLINGS)
+    assert choices_of("backend") == list(BACKENDS)
+    assert choices_of("layer") is None
+
+
+def test_widgets_take_key_label_default_and_choices_from_the_schema():
+    box = Recorder()
+    assert form.choice(box, "pooling") == default_of("pooling")
+    assert form.multichoice(box, "embeddings") == default_of("embeddings")
+    assert form.text(box, "layer", tooltip=True) == default_of("layer")
+    assert form.text(box, "static") == ""
+    (_, pool_args, pool_kw), (_, emb_args, _), (_, layer_args, layer_kw), _ = box.calls
+    assert pool_args == (setting("pooling").label, list(POOLINGS)) and pool_kw["key"] == "pooling"
+    assert emb_args == (setting("embeddings").label, embedding_choices())
+    assert layer_args == (setting("layer").label, "mix")
+    assert layer_kw == {"key": "layer", "help": setting("layer").help}
+    assert "help" not in box.calls[3][2]  # a tooltip only where asked for
+
+
+def test_choice_preselects_the_given_default_and_radio_on_request():
+    box = Recorder()
+    assert form.choice(box, "profile", default="thorough") == "thorough"
+    assert form.choice(box, "backend", radio=True, horizontal=True) == "local"
+    assert [c[0] for c in box.calls] == ["selectbox", "radio"]
+    assert box.calls[1][2] == {"index": 0, "key": "backend", "horizontal": True}
+
+
+def test_number_fields_read_as_the_setting_kind_and_name_it_in_errors():
+    box = Recorder({"sizes": "64, 128", "fractions": "0.5,1", "seeds": 0})
+    assert form.number_list(box, "sizes", "100,200,400") == [64, 128]
+    assert form.number_list(box, "fractions", "0.25,0.5,1") == [0.5, 1.0]
+    assert form.count(box, "seeds", 0, 20) is None  # 0: the profile's
+    assert form.count(Recorder({"seeds": 3}), "seeds", 0, 20) == 3
+    with pytest.raises(ConfigError, match="as sizes"):
+        form.number_list(Recorder({"sizes": "64,lots"}), "sizes", "100")
+
+
+def test_blank_text_is_the_settings_default_and_unknown_fields_are_refused():
+    assert form.or_default("experiment", "") == default_of("experiment")
+    assert form.or_default("contextual", "") is None and form.or_default("static", "g.txt") == "g.txt"
+    with pytest.raises(KeyError, match="no form label"):
+        form.text(Recorder(), "workers")
+    with pytest.raises(KeyError, match="no registry"):
+        form.choice(Recorder(), "layer")
+
+
+def test_the_page_draws_every_form_setting_with_its_schema_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/mlflow.db")
+    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
+    at = AppTest.from_string("from advisor.app.page import main\nmain()", default_timeout=120).run()
+    at.radio(key="source").set_value("Bundled demo data").run()
+    at.sidebar.radio(key="page").set_value("Configure & run").run()
+    at.radio(key="grid").set_value("sizes").run()
+    assert not at.exception and not at.error
+    shown = {
+        w.key: w.label
+        for kind in ("selectbox", "multiselect", "radio", "text_input", "number_input")
+        for w in getattr(at, kind)
+    }
+    for name, label in FORM_LABELS.items():
+        if name != "fractions":  # drawn instead of sizes when the grid is set by fractions
+            assert shown[name] == label, name
