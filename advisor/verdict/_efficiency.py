@@ -478,12 +478,10 @@ def data_efficiency(
     size_needed, status = matching_size(sizes, curve, target)
     if len(sizes) < 2:
         status = "undetermined" if status != "never" else status
-    boot = _hierarchical_ratios(replicates, embedding, baseline, sizes, full, confidence)
-    if boot is None:
-        emb_seeds, base_seeds = list(m_emb.columns), list(m_base.loc[full].dropna().index)
-        boot = _seed_ratios(
-            emb, emb_seeds, base_full, base_seeds, sizes, full, n_boot, confidence, random_state
-        )
+    base_seeds = list(m_base.loc[full].dropna().index)
+    boot = _hierarchical_ratios(replicates, embedding, baseline, sizes, full, confidence) or _seed_ratios(
+        emb, list(m_emb.columns), base_full, base_seeds, sizes, full, n_boot, confidence, random_state
+    )
     return DataEfficiency(
         embedding=embedding,
         baseline=baseline,

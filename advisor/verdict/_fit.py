@@ -369,30 +369,12 @@ def extrapolate(
     needed = best.size_for(target)
     by_model = {c.model: c.size_for(target) for c in fit.competitors(delta_aicc)}
     reasons = _fit_reasons(best, len(fit.sizes), min_sizes, min_r2, max_backtest_error)
-    if not math.isfinite(needed):
-        return Extrapolation(
-            fit.embedding,
-            target,
-            full_size,
-            math.inf,
-            "not reachable",
-            not reasons,
-            reasons,
-            best.model,
-            by_model,
-        )
-    reasons += _reach_reasons(needed, full_size, max_factor)
-    reasons += _disagreement_reasons(by_model, best.model, needed)
+    if math.isfinite(needed):
+        reasons += _reach_reasons(needed, full_size, max_factor)
+        reasons += _disagreement_reasons(by_model, best.model, needed)
+    status, items = ("extrapolated", float(needed)) if math.isfinite(needed) else ("not reachable", math.inf)
     return Extrapolation(
-        fit.embedding,
-        target,
-        full_size,
-        float(needed),
-        "extrapolated",
-        not reasons,
-        reasons,
-        best.model,
-        by_model,
+        fit.embedding, target, full_size, items, status, not reasons, reasons, best.model, by_model
     )
 
 
