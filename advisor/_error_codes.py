@@ -6,50 +6,22 @@ every code used in ``advisor/`` is defined here. A call site raises ``E211(optio
 the template gives the message, the hint comes from the catalog unless the site passes a sharper one.
 
 Ranges: E1xx data files, E2xx options and settings, E5xx difficulty metrics, E6xx verdict, E8xx gain.
+The trainers keep their own "T..." catalog (:mod:`trainers._errors`, which defines the mechanism);
+the prefix keeps the two apart, and ``tests/trainers/test_errors.py`` checks they share no code.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from advisor.errors import AdvisorError, ConfigError, InputError
+from advisor.errors import ErrorCode, define_in
 
 __all__ = ["CATALOG", "ErrorCode", "define"]
-
-
-@dataclass(frozen=True)
-class ErrorCode:
-    """One catalog entry; calling it builds the error (``kind`` "input": a data file, located by line)."""
-
-    code: str
-    template: str
-    hint: str | None = None
-    kind: str = "config"
-
-    def __call__(
-        self, *, hint: str | None = None, file: str | None = None, line: int | None = None, **fields: Any
-    ) -> AdvisorError:
-        message = self.template.format(**fields)
-        if hint is None and self.hint is not None:
-            hint = self.hint.format(**fields)
-        if self.kind == "input":
-            return InputError(message, hint=hint, code=self.code, file=file, line=line)
-        return ConfigError(message, hint=hint, code=self.code)
-
 
 CATALOG: dict[str, ErrorCode] = {}
 
 
 def define(code: str, template: str, hint: str | None = None, kind: str = "config") -> ErrorCode:
-    """Add ``code`` to the catalog; a code defined twice is a programming error."""
-    if code in CATALOG:
-        raise ValueError(f"error code {code} is defined twice ({CATALOG[code].template!r} and {template!r})")
-    if kind not in ("config", "input"):
-        raise ValueError(f"error kind must be 'config' or 'input', got {kind!r}")
-    entry = ErrorCode(code, template, hint, kind)
-    CATALOG[code] = entry
-    return entry
+    """Add ``code`` ("E" and digits) to the catalog; a code defined twice is a programming error."""
+    return define_in(CATALOG, "E", code, template, hint, kind)
 
 
 _INPUT = "input"

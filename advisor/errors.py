@@ -8,6 +8,12 @@ are defined in :mod:`trainers._errors`, so the trainers raise the same types wit
 
 from __future__ import annotations
 
-from trainers._errors import AdvisorError, ConfigError, InputError  # defined at the bottom layer
+from trainers._errors import (  # defined at the bottom layer
+    AdvisorError,
+    ConfigError,
+    ErrorCode,
+    InputError,
+    define_in,
+)
 
-__all__ = ["AdvisorError", "ConfigError", "InputError"]
+__all__ = ["AdvisorError", "ConfigError", "ErrorCode", "InputError", "define_in"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from trainers._errors import ConfigError
+from trainers._errors import T101, T102
 
 __all__ = ["CLASSIFIERS", "TrainConfig", "TrainResult"]
 
@@ -59,11 +59,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if self.classifier not in CLASSIFIERS:
-            raise ConfigError(
-                f"unknown classifier {self.classifier!r}",
-                hint=f"choose one of: {', '.join(CLASSIFIERS)}",
-                code="E210",
-            )
+            raise T101(classifier=self.classifier, choices=", ".join(CLASSIFIERS))
         positive = {
             "max_epochs": self.max_epochs,
             "batch_size": self.batch_size,
@@ -72,13 +68,13 @@ class TrainConfig:
         }
         for name, value in positive.items():
             if value < 1:
-                raise ConfigError(f"{name} must be at least 1, got {value}", code="E211")
+                raise T102(name=name, requirement="be at least 1", value=value)
         if self.patience < 0:
-            raise ConfigError(f"patience must be >= 0, got {self.patience}", code="E211")
+            raise T102(name="patience", requirement="be >= 0", value=self.patience)
         if not self.lr > 0:
-            raise ConfigError(f"lr must be positive, got {self.lr}", code="E211")
+            raise T102(name="lr", requirement="be positive", value=self.lr)
         if not 0.0 <= self.dropout < 1.0:
-            raise ConfigError(f"dropout must be in [0, 1), got {self.dropout}", code="E211")
+            raise T102(name="dropout", requirement="be in [0, 1)", value=self.dropout)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

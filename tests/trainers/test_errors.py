@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from advisor import _error_codes as advisor_codes
+from trainers import TrainConfig
+from trainers import _errors as trainer_codes
+from trainers._errors import CATALOG, T101, T204, ConfigError, InputError, define, define_in
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_two_catalogs_share_no_code_and_keep_to_their_prefix():
+    assert CATALOG and advisor_codes.CATALOG
+    assert not set(CATALOG) & set(advisor_codes.CATALOG)
+    assert all(re.fullmatch(r"T\d{3}", code) for code in CATALOG)
+    assert all(re.fullmatch(r"E\d{3}", code) for code in advisor_codes.CATALOG)
+
+
+def test_a_code_of_the_other_catalog_or_one_defined_twice_is_refused():
+    with pytest.raises(ValueError, match="not T followed by digits"):
+        define("E211", "an advisor code in the trainers catalog")
+    with pytest.raises(ValueError, match="not E followed by digits"):
+        advisor_codes.define("T101", "a trainers code in the advisor catalog")
+    with pytest.raises(ValueError, match="T101 is defined twice"):
+        define("T101", "something else")
+    with pytest.raises(ValueError, match="kind must be"):
+        define_in({}, "T", "T999", "x", None, "warning")
+
+
+def test_each_trainers_code_is_written_once_under_its_own_name():
+    source = Path(trainer_codes.__file__).read_text(encoding="utf-8")
+    definitions = re.findall(r'^(T\d{3}) = define\(\s*"(T\d{3})"', source, flags=re.M)
+    assert len(definitions) == len(CATALOG)
+    assert all(name == code for name, code in definitions)
+
+
+def test_bad_training_settings_keep_their_messages_under_trainers_codes():
+    with pytest.raises(ConfigError) as unknown:
+        TrainConfig(classifier="svm")  # type: ignore[arg-type]
+    assert str(unknown.value) == "[T101] unknown classifier 'svm'\n  hint: choose one of: cnn, bilstm"
+    cases = {
+        "[T102] hidden must be at least 1, got 0": {"hidden": 0},
+        "[T102] patience must be >= 0, got -1": {"patience": -1},
+        "[T102] lr must be positive, got 0.0": {"lr": 0.0},
+        "[T102] dropout must be in [0, 1), got 1.0": {"dropout": 1.0},
+    }
+    for text, bad in cases.items():
+        with pytest.raises(ConfigError) as error:
+            TrainConfig(**bad)
+        assert str(error.value) == text
+
+
+def test_an_input_entry_locates_the_file_line():
+    error = T204(name="train", i=3, n_tokens=5, n_rows=4, file="train.conll", line=12)
+    assert isinstance(error, InputError) and error.code == "T204"
+    assert str(error).startswith("train.conll:12: train item 3 has 5 tokens but 4 feature rows [T204]")
+    assert isinstance(T101(classifier="x", choices="cnn"), ConfigError)
