@@ -389,6 +389,73 @@ def _is_better(score: float, loss: float, best_score: float, best_loss: float) -
     return score > best_score or (score == best_score and loss < best_loss)
 
 
+@dataclass
+class _Fitted:
+    """What early-stopped training leaves: the best dev score, the dev curve and the time it took."""
+
+    best_score: float
+    dev_history: list[float]
+    train_seconds: float
+
+
+def _fit(model: _Model, train: _Split, dev: _Split, config: TrainConfig, device: torch.device) -> _Fitted:
+    """Adam epochs with early stopping on the dev primary metric; the best weights are loaded back."""
+    rng = np.random.default_rng(config.seed)
+    optimizer = torch.optim.Adam(_parameter_groups(model, config), lr=config.lr)
+    best_score, best_loss = -1.0, float("inf")
+    best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
+    dev_history: list[float] = []
+    epochs_since_best = 0
+    started = time.perf_counter()
+    for _epoch in range(config.max_epochs):
+        model.net.train()
+        for items in train.training_batches(config.batch_size, rng):
+            optimizer.zero_grad(set_to_none=True)
+            loss = model.loss(train.batch(items, device))
+            loss.backward()
+            optimizer.step()
+        dev_out = model.predict(dev, _inference_batch(config), device, with_probs=False)
+        dev_history.append(model.primary_score(dev.corpus, dev_out.predictions))
+        if _is_better(dev_history[-1], dev_out.loss, best_score, best_loss):
+            best_score, best_loss = dev_history[-1], dev_out.loss
+            best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
+            epochs_since_best = 0
+        else:
+            epochs_since_best += 1
+            if epochs_since_best > config.patience:
+                break
+    train_seconds = time.perf_counter() - started
+    model.net.load_state_dict(best_state)
+    return _Fitted(best_score, dev_history, train_seconds)
+
+
+def _inference_batch(config: TrainConfig) -> int:
+    return max(config.batch_size, 256)
+
+
+def _evaluate(
+    model: _Model, evaluation: _Split, config: TrainConfig, device: torch.device
+) -> tuple[_Outputs, float]:
+    """Predictions on the evaluation split and the seconds they took (GPU work finished, not queued)."""
+    started = time.perf_counter()
+    outputs = model.predict(evaluation, _inference_batch(config), device)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return outputs, time.perf_counter() - started
+
+
+def _splits(
+    pairs: dict[str, tuple[TokenFeatures, Corpus]], config: TrainConfig
+) -> tuple[list[str], dict[str, _Split]]:
+    """The label set of all three corpora and each split's batches-on-demand view."""
+    corpora = [corpus for _, corpus in pairs.values()]
+    labels = _label_set(*corpora)
+    label_index = {label: i for i, label in enumerate(labels)}
+    use_casing = corpora[0].task == "ner" and config.casing_features
+    splits = {name: _Split(feats, corpus, label_index, use_casing) for name, (feats, corpus) in pairs.items()}
+    return labels, splits
+
+
 def fit_and_evaluate(
     train_feats: TokenFeatures,
     train_corpus: Corpus,
@@ -407,79 +474,39 @@ def fit_and_evaluate(
     config = config or TrainConfig()
     if train_items is not None:
         train_feats = _feature_view(train_feats, train_items)
-    _check_inputs(
-        {
-            "train": (train_feats, train_corpus),
-            "dev": (dev_feats, dev_corpus),
-            "eval": (eval_feats, eval_corpus),
-        }
-    )
+    pairs = {
+        "train": (train_feats, train_corpus),
+        "dev": (dev_feats, dev_corpus),
+        "eval": (eval_feats, eval_corpus),
+    }
+    _check_inputs(pairs)
     task = train_corpus.task
     primary = "f1" if task == "ner" else "accuracy"
-    labels = _label_set(train_corpus, dev_corpus, eval_corpus)
-    label_index = {label: i for i, label in enumerate(labels)}
-    use_casing = task == "ner" and config.casing_features
-    train = _Split(train_feats, train_corpus, label_index, use_casing)
-    dev = _Split(dev_feats, dev_corpus, label_index, use_casing)
-    evaluation = _Split(eval_feats, eval_corpus, label_index, use_casing)
+    labels, splits = _splits(pairs, config)
     device = _resolve_device(config.device)
-    rng = np.random.default_rng(config.seed)
-    inference_batch = max(config.batch_size, 256)
-
     with _reproducible(config.seed, device, config.num_threads):
         memory_baseline = _start_memory_window(device)
-        model = _Model(task, labels, train_feats.dim, config, train)
+        model = _Model(task, labels, train_feats.dim, config, splits["train"])
         model.net.to(device)
-        optimizer = torch.optim.Adam(_parameter_groups(model, config), lr=config.lr)
-        best_score, best_loss = -1.0, float("inf")
-        best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
-        dev_history: list[float] = []
-        epochs_since_best = 0
-        started = time.perf_counter()
-        for _epoch in range(config.max_epochs):
-            model.net.train()
-            for items in train.training_batches(config.batch_size, rng):
-                optimizer.zero_grad(set_to_none=True)
-                loss = model.loss(train.batch(items, device))
-                loss.backward()
-                optimizer.step()
-            dev_out = model.predict(dev, inference_batch, device, with_probs=False)
-            dev_score = model.primary_score(dev_corpus, dev_out.predictions)
-            dev_history.append(dev_score)
-            if _is_better(dev_score, dev_out.loss, best_score, best_loss):
-                best_score, best_loss = dev_score, dev_out.loss
-                best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
-                epochs_since_best = 0
-            else:
-                epochs_since_best += 1
-                if epochs_since_best > config.patience:
-                    break
-        train_seconds = time.perf_counter() - started
-        model.net.load_state_dict(best_state)
-
-        started = time.perf_counter()
-        eval_out = model.predict(evaluation, inference_batch, device)
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-        inference_seconds = time.perf_counter() - started
+        fitted = _fit(model, splits["train"], splits["dev"], config, device)
+        eval_out, inference_seconds = _evaluate(model, splits["eval"], config, device)
         scores = model.score(eval_corpus, eval_out.predictions) if len(eval_corpus) else {primary: 0.0}
-
     return TrainResult(
         task=task,
         primary_metric=primary,
         score=float(scores[primary]),
         scores=scores,
-        dev_score=float(best_score),
+        dev_score=float(fitted.best_score),
         predictions=eval_out.predictions,
         gold_probs=eval_out.gold_probs,
-        epochs=len(dev_history),
-        train_seconds=train_seconds,
+        epochs=len(fitted.dev_history),
+        train_seconds=fitted.train_seconds,
         inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
         n_params=sum(p.numel() for p in model.net.parameters() if p.requires_grad),
         device=str(device),
         peak_memory_mb=_peak_memory_mb(device, memory_baseline),
         labels=labels,
-        dev_history=dev_history,
+        dev_history=fitted.dev_history,
         layer_weights=model.mix.weights() if model.mix is not None else [],
         mix_gamma=float(model.mix.gamma.detach()) if model.mix is not None else float("nan"),
     )
