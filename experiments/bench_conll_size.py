@@ -123,7 +123,24 @@ def main() -> None:
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
             rows.append((label, wall, cpu, outcome))
             print(f"{label} run wall: {wall:.0f} s" if label == "cold" else f"{label} wall: {wall:.1f} s")
+        print_scores(outcome)
     print_table(rows, args.profile)
+
+
+def print_scores(outcome: object) -> None:
+    """Full-data score per family (mean over seeds, t-interval): what a speed change must not move."""
+    from advisor.tracking import load_analysis
+    from advisor.verdict import curve_summary, recommend
+
+    analysis = load_analysis(outcome.run_id, outcome.tracking_uri)  # type: ignore[attr-defined]
+    summary = curve_summary(analysis)
+    full = summary[summary["size"] == analysis.full_size]
+    cells = ", ".join(
+        f"{row.embedding} {100 * row.mean:.1f} [{100 * row.lo:.1f}, {100 * row.hi:.1f}]"
+        for row in full.itertuples()
+    )
+    print(f"full-data {analysis.primary_metric} x 100 ({analysis.full_size} sentences): {cells}")
+    print(f"verdict: {recommend(analysis).headline}")
 
 
 def print_table(rows: list[tuple[str, float, float, object]], profile: str) -> None:
@@ -142,6 +159,8 @@ def print_table(rows: list[tuple[str, float, float, object]], profile: str) -> N
     Console().print(table)
     cold, rerun = rows[0][1], rows[-1][1]
     print(f"identical re-run / cold = {rerun / cold:.1%} (goal <= 5 %); device: {rows[0][3].device}")
+    timings = rows[0][3].timings  # type: ignore[attr-defined]
+    print("cold run timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(timings.items())))
     print(f"machine: {os.cpu_count()} CPUs; load average at the end: {os.getloadavg()[0]:.2f}")
 
 
