@@ -84,7 +84,7 @@ class RunSettings:
     backend: str = "local"  # where cells train: local worker processes or Ray (advisor.backends)
     ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
     finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
-    finetune_epochs: int | None = None  # its epochs (default 3)
+    finetune_epochs: int | None = None  # its maximum epochs, early-stopped on dev (default 10)
     finetune_seeds: int | None = None  # its seeds: the grid's first N (default all)
 
     def __post_init__(self) -> None:

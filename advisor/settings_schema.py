@@ -180,7 +180,7 @@ SETTINGS: tuple[Setting, ...] = (
         "finetune_epochs",
         "int",
         ("--finetune-epochs",),
-        "epochs of the fine-tuned reference (default 3)",
+        "maximum epochs of the fine-tuned reference, early-stopped on dev (default 10)",
         "embeddings",
     ),
     _s(

@@ -38,7 +38,7 @@ _IGNORE = -100  # label of pieces the loss skips (not a word's first piece, spec
 class FineTuneConfig:
     """Hyper-parameters of the fine-tuning loop: the usual BERT recipe, kept short for CPUs."""
 
-    max_epochs: int = 3
+    max_epochs: int = 10  # early stopping on dev (patience) usually ends it sooner
     patience: int = 1
     batch_size: int = 16
     lr: float = 5e-5
