@@ -14,6 +14,7 @@ show the same run. The order of work is what makes resume cheap and honest:
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -366,7 +367,12 @@ def _fit_embedding(
         parts = [len(splits.train), len(splits.dev), len(splits.test)]
         embedding.on_progress = FeaturizeMeter(name, parts, notify, ProgressEvent)
     embedding.fit(splits.train)
-    return tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test)), embedding
+    features, encode_seconds = [], 0.0
+    for part in (splits.train, splits.dev, splits.test):
+        features.append(embedding.featurize(part))
+        encode_seconds += getattr(embedding, "last_encode_seconds", math.nan)
+    embedding.encode_seconds = encode_seconds  # NaN unless the family tracks it (the encoder does)
+    return tuple(features), embedding
 
 
 def _embedding_info(name: str, embedding: Any) -> dict[str, Any]:
@@ -406,6 +412,8 @@ def _featurize(
         if name == "static":
             static_norm = float(embedding.mean_norm)
         timings[f"featurize.{name}"] = metrics[f"featurize_seconds.{name}"] = seconds
+        if math.isfinite(getattr(embedding, "encode_seconds", math.nan)):
+            metrics[f"encode_seconds.{name}"] = embedding.encode_seconds
         metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
         info.append(_embedding_info(name, embedding))
     tracker.log_parent_metrics(metrics)

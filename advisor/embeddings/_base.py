@@ -9,6 +9,7 @@ embedding itself.
 from __future__ import annotations
 
 import inspect
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ class Embedding(ABC):
     def __init__(self) -> None:
         self.last_featurize_seconds: float = 0.0
         self.last_cache_hit: bool = False
+        # Seconds the last featurize cost from raw text, also on a cache hit (recorded when the entry
+        # was computed): the costs a verdict states must not change with cache state. NaN: not tracked.
+        self.last_encode_seconds: float = math.nan
 
     @property
     @abstractmethod

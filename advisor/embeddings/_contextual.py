@@ -24,6 +24,7 @@ from the process every :data:`_RELEASE_BYTES`.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import time
@@ -490,6 +491,7 @@ class ContextualEmbedding(Embedding):
                     features.vectors.mean(axis=1, dtype=np.float32).astype(np.float16), features.offsets
                 )
             self.last_cache_hit = False
+            self.last_encode_seconds = time.perf_counter() - start
         else:
             stack = self.featurize_layers(corpus)
             features = self._read_choice(corpus, stack)
@@ -509,13 +511,14 @@ class ContextualEmbedding(Embedding):
             and np.array_equal(cached.offsets, offsets)
         ):
             self.last_cache_hit = True
+            self.last_encode_seconds = float(self.cache.meta(key).get("seconds", math.nan))
             return cached
         self.last_cache_hit = False
         start = time.perf_counter()
         meta = {"model": self.model_ref, **self._cache_meta(), "layers": "all"}
         with self.cache.writer(key, offsets, self.dim, meta, n_layers=self.n_layers + 1) as writer:
             self._encode_into(corpus, offsets, writer.vectors, list(range(self.n_layers + 1)))
-            writer.meta["seconds"] = time.perf_counter() - start
+            writer.meta["seconds"] = self.last_encode_seconds = time.perf_counter() - start
             return writer.commit()
 
     def _read_choice(self, corpus: Corpus, stack: TokenFeatures) -> TokenFeatures:

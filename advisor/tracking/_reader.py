@@ -138,7 +138,7 @@ def _embeddings(params: dict[str, str], metrics: dict[str, float]) -> pd.DataFra
     """One row per embedding: what the featurizer described, with its featurize time and speed."""
     embeddings = pd.DataFrame(_json_param(params, "embedding_info", []))
     if not embeddings.empty:
-        for column in ("featurize_seconds", "featurize_items_per_s"):
+        for column in ("featurize_seconds", "featurize_items_per_s", "encode_seconds"):
             embeddings[column] = [metrics.get(f"{column}.{e}", float("nan")) for e in embeddings["embedding"]]
     return embeddings
 

@@ -61,6 +61,9 @@ def test_finetuned_reference_is_its_own_family_with_cost_row_and_headroom(
     rec = recommend(analysis)
     assert rec.headroom is not None and rec.headroom.gap.size == 40 and rec.headroom.gap.n_seeds == 2
     assert rec.headroom.gap.has_interval and rec.headroom.train_ratio > 0
+    # The frozen side is priced at the raw-text pass (logged even when the feature cache was warm).
+    assert info.loc["contextual", "encode_seconds"] > 0
+    assert rec.headroom.contextual_encode_seconds == info.loc["contextual", "encode_seconds"]
     assert "finetuned" in rec.costs.table.index
     assert "finetuned" not in {g.a for g in rec.gaps}  # the verdict decides on the frozen families
     assert rec.reasons[0].startswith("Fine-tuning would")

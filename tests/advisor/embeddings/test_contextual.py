@@ -268,3 +268,16 @@ def test_written_pages_are_released_by_bytes_across_chunks(make, monkeypatch, tm
     monkeypatch.setattr(_contextual, "release_pages", lambda a: released.append(len(a)))
     emb.featurize(_corpus(sentences))
     assert len(released) == 3 + 1  # at 4 rows written (the budget passed), three times; then at the end
+
+
+def test_a_cache_hit_reports_what_the_raw_text_pass_cost(make):
+    """Costs must not change with cache state: a hit reports the seconds recorded when computed."""
+    corpus = _corpus(SENTENCES)
+    first = make()
+    first.featurize(corpus)
+    assert not first.last_cache_hit and first.last_encode_seconds > 0
+    again = make()
+    again.featurize(corpus)
+    assert again.last_cache_hit
+    assert again.last_encode_seconds == pytest.approx(first.last_encode_seconds, rel=1e-9)
+    assert again.last_featurize_seconds < again.last_encode_seconds + 1.0  # the hit itself is cheap
