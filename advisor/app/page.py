@@ -65,6 +65,7 @@ from advisor.mlflow_views import store_uri
 from advisor.report import is_partial, partial_label, partial_notice
 from advisor.runner import RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
+from advisor.validate import check_layer, encoder_layers
 
 PAGES = ("Data", "Configure & run", "Results", "Layers", "History")
 POLL_SECONDS = 3
@@ -295,8 +296,10 @@ def _models() -> dict[str, Any]:
         pooling = form.choice(mcols[1], "pooling")
         static = form.text(st, "static")
         experiment = form.text(st, "experiment")
+    contextual, layer = form.or_default("contextual", contextual), form.or_default("layer", layer.strip())
+    check_layer(layer, encoder_layers(contextual))  # a bad layer is said on the form, before Run
     return {
-        "contextual": form.or_default("contextual", contextual),
+        "contextual": contextual,
         "layer": layer,
         "pooling": pooling,
         "static": form.or_default("static", static),

@@ -110,3 +110,20 @@ def test_the_page_draws_every_form_setting_with_its_schema_label(
     for name, label in FORM_LABELS.items():
         if name != "fractions":  # drawn instead of sizes when the grid is set by fractions
             assert shown[name] == label, name
+
+
+def test_a_blank_layer_means_the_default_and_a_bad_one_is_said_on_the_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/mlflow.db")
+    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
+    at = AppTest.from_string("from advisor.app.page import main\nmain()", default_timeout=120).run()
+    at.radio(key="source").set_value("Bundled demo data").run()
+    at.sidebar.radio(key="page").set_value("Configure & run").run()
+    at.text_input(key="layer").set_value("").run()
+    assert not at.exception and not at.error
+    assert "--layer ''" not in at.code[0].value and "--layer mix" in at.code[0].value
+    at.text_input(key="layer").set_value("mean-last-99").run()
+    assert not at.exception and "[E231]" in at.error[0].value
+    assert not any(b.key == "run" for b in at.button)  # no command, no Run button for a bad layer
+    assert not any("mean-last-99" in c.value for c in at.code)
