@@ -314,7 +314,9 @@ def _analyse(
     serving = serving_stage(sink.tracker, dict(plan.options), splits, plan.train_config, plan.device)
     timings["serving"] = time.perf_counter() - t_serve
     serving = json.loads(json.dumps(serving))  # as logged: the reader gets it back through JSON
-    run_stages(StageContext(settings, splits, sink.tracker, sink.predictions, timings, serving=serving))
+    context = StageContext(settings, splits, sink.tracker, sink.predictions, timings, serving=serving)
+    context.layer_weights, context.reused = sink.layer_weights, reused
+    run_stages(context)
     timings["analysis"] = time.perf_counter() - t0
 
 

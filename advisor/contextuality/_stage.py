@@ -27,6 +27,7 @@ __all__ = [
     "contextuality_for",
     "log_contextuality",
     "log_mix_weights",
+    "mix_weights_frame",
     "mix_weights_table",
     "run_contextuality_stage",
     "write_table",
@@ -100,6 +101,9 @@ def run_contextuality_stage(
     return time.perf_counter() - started
 
 
+MIX_COLUMNS = ["embedding", "seed", "size", "layer", "weight"]
+
+
 def mix_weights_table(client: Any, parent_id: str, experiment_id: str) -> pd.DataFrame:
     """Learned weights of every finished contextual cell: embedding, seed, size, layer, weight."""
     children = client.search_runs(
@@ -123,13 +127,29 @@ def mix_weights_table(client: Any, parent_id: str, experiment_id: str) -> pd.Dat
                         "weight": float(metric.value),
                     }
                 )
-    frame = pd.DataFrame(rows, columns=["embedding", "seed", "size", "layer", "weight"])
+    frame = pd.DataFrame(rows, columns=MIX_COLUMNS)
     return frame.sort_values(["embedding", "size", "seed", "layer"]).reset_index(drop=True)
 
 
-def log_mix_weights(client: Any, parent_id: str, experiment_id: str) -> pd.DataFrame:
-    """Collect the per-cell weights into the parent's table and figure (nothing when no cell used a mix)."""
-    frame = mix_weights_table(client, parent_id, experiment_id)
+def mix_weights_frame(weights: dict[tuple[str, int, int], list[float]]) -> pd.DataFrame:
+    """The same table from weights held in memory: ``(embedding, size, seed) -> weight per layer``."""
+    rows = [
+        {"embedding": emb, "seed": int(seed), "size": int(size), "layer": layer, "weight": float(weight)}
+        for (emb, size, seed), per_layer in weights.items()
+        for layer, weight in enumerate(per_layer)
+    ]
+    frame = pd.DataFrame(rows, columns=MIX_COLUMNS)
+    return frame.sort_values(["embedding", "size", "seed", "layer"]).reset_index(drop=True)
+
+
+def log_mix_weights(
+    client: Any, parent_id: str, experiment_id: str, frame: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Log the per-cell weights as the parent's table and figure (nothing when no cell used a mix).
+
+    ``frame``: the weights as the caller holds them; by default they are read from the children.
+    """
+    frame = mix_weights_table(client, parent_id, experiment_id) if frame is None else frame
     if frame.empty:
         return frame
     write_table(client, parent_id, frame, MIX_WEIGHTS_TABLE)

@@ -78,6 +78,7 @@ class CellSink:
     test: Any  # the evaluation corpus
     timings: dict[str, float]
     predictions: dict[CellKey, list[Any]] = field(default_factory=dict)
+    layer_weights: dict[CellKey, list[float]] = field(default_factory=dict)  # scalar-mix cells only
     computed: list[Cell] = field(default_factory=list)
 
     def _add(self, key: str, seconds: float) -> None:
@@ -92,6 +93,8 @@ class CellSink:
         self.tracker.log_cell(cell.embedding, cell.size, cell.seed, cell_metrics(result, self.primary), frame)
         self._add("logging", time.perf_counter() - t0)
         self.predictions[(cell.embedding, cell.size, cell.seed)] = result.predictions
+        if getattr(result, "layer_weights", None):
+            self.layer_weights[(cell.embedding, cell.size, cell.seed)] = list(result.layer_weights)
         self.computed.append(cell)
 
     def reuse(self, cells: list[Cell]) -> None:

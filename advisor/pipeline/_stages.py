@@ -34,6 +34,10 @@ class StageContext:
     timings: dict[str, float]
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # parent tables, as a reader gets them
     serving: dict[str, Any] | None = None  # the serving measurements, as logged
+    layer_weights: dict[tuple[str, int, int], list[float]] = field(
+        default_factory=dict
+    )  # cells of this process
+    reused: list[Any] = field(default_factory=list)  # cells an earlier process finished (advisor.grid.Cell)
     item_scores: Any = None  # advisor.verdict._resample.ItemScores, once logged
     analysis: Analysis | None = None
 
@@ -84,11 +88,27 @@ def item_scores(ctx: StageContext) -> None:
 
 
 def mix_weights(ctx: StageContext) -> pd.DataFrame:
-    """Which encoder layers the scalar mix used, per cell (nothing without a mix)."""
-    from advisor.contextuality import MIX_WEIGHTS_TABLE, log_mix_weights
+    """Which encoder layers the scalar mix used, per cell (nothing without a mix).
+
+    This process's cells come from memory; only cells an earlier process finished are read back.
+    """
+    from advisor.contextuality import (
+        MIX_WEIGHTS_TABLE,
+        log_mix_weights,
+        mix_weights_frame,
+        mix_weights_table,
+    )
 
     tracker = ctx.tracker
-    frame = log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id)
+    frame = mix_weights_frame(ctx.layer_weights)
+    earlier = {(c.embedding, c.size, c.seed) for c in ctx.reused}
+    if earlier:
+        stored = mix_weights_table(tracker.client, tracker.parent_id, tracker.experiment_id)
+        keys = zip(stored["embedding"], stored["size"], stored["seed"], strict=True)
+        stored = stored[[key in earlier for key in keys]]
+        frame = pd.concat([frame, stored]) if len(stored) else frame
+        frame = frame.sort_values(["embedding", "size", "seed", "layer"]).reset_index(drop=True)
+    frame = log_mix_weights(tracker.client, tracker.parent_id, tracker.experiment_id, frame)
     if not frame.empty:
         ctx.tables[MIX_WEIGHTS_TABLE] = as_written(frame)
     return frame

@@ -6,6 +6,10 @@ import json
 import random
 from pathlib import Path
 
+import pandas as pd
+import pytest
+
+from advisor.contextuality import mix_weights_table
 from advisor.runner import RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis
 
@@ -26,10 +30,8 @@ def _ner(path: Path, n: int, seed: int) -> str:
     return str(path)
 
 
-def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
-) -> None:
-    settings = RunSettings(
+def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+    return RunSettings(
         data=_ner(tmp_path / "train.conll", 40, 0),
         task="ner",
         dev=_ner(tmp_path / "dev.conll", 10, 1),
@@ -48,6 +50,12 @@ def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
         difficulty=False,
         workers=1,
     )
+
+
+def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+) -> None:
+    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file)
     assert settings.layer == "mix"
     outcome = run_analysis(settings)
     client = client_for(settings.tracking_uri)
@@ -85,3 +93,22 @@ def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
     for layer in range(3):  # one contextuality row per layer, 0 = the input embeddings
         assert f"\n| {layer} | " in text
     assert "\n| 3 | " not in text
+
+
+def test_a_resumed_run_tables_the_weights_of_its_own_and_the_earlier_processs_cells(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+) -> None:
+    """This process's cells come from memory, the earlier process's from the store: together, all."""
+    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        run_analysis(settings, fail_after=5)
+    outcome = run_analysis(settings)
+    assert outcome.reused and outcome.computed
+    client = client_for(settings.tracking_uri)
+    experiment_id = client.get_run(outcome.run_id).info.experiment_id
+    stored = mix_weights_table(client, outcome.run_id, experiment_id)  # every child's history
+    tabled = load_analysis(outcome.run_id, settings.tracking_uri).layer_tables["mix_weights"]
+    assert len(tabled) == 2 * 2 * 3
+    pd.testing.assert_frame_equal(
+        tabled.reset_index(drop=True), stored.reset_index(drop=True), check_dtype=False, atol=1e-6
+    )
