@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E601
 from advisor.vocabulary import FAMILIES, ordered
 
 __all__ = ["CURVE_COLUMNS", "EMBEDDING_ORDER", "Analysis"]
@@ -47,10 +47,9 @@ class Analysis:
     def __post_init__(self) -> None:
         missing = [c for c in CURVE_COLUMNS if c not in self.curves.columns]
         if missing:
-            raise ConfigError(
-                f"the run's learning curves lack the column(s) {', '.join(missing)}",
+            raise E601(
+                columns=", ".join(missing),
                 hint=f"a curves table needs at least: {', '.join(CURVE_COLUMNS)}",
-                code="E601",
             )
 
     @property

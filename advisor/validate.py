@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from advisor._error_codes import E114, E211, E213
+from advisor._error_codes import E114, E201, E211, E213, E220, E230, E232, E239
 from advisor.data import TASKS
 from advisor.data._hf import is_hf_spec
 from advisor.data._text import check_file
@@ -98,7 +98,7 @@ def _check_finetune(settings: RunSettings) -> None:
 
 def _check_task(task: str) -> None:
     if task not in TASKS:
-        raise ConfigError(f"unknown task {task!r}", hint=f"choose one of: {', '.join(TASKS)}", code="E201")
+        raise E201(kind="task", name=task, choices=", ".join(TASKS))
 
 
 def _at_least(value: int | None, minimum: int, option: str) -> None:
@@ -149,9 +149,7 @@ def check_pooling(pooling: str) -> None:
     from advisor.embeddings._contextual import POOLINGS
 
     if pooling not in POOLINGS:
-        raise ConfigError(
-            f"unknown pooling {pooling!r}", hint=f"choose one of: {', '.join(POOLINGS)}", code="E232"
-        )
+        raise E232(kind="pooling", name=pooling, choices=", ".join(POOLINGS))
 
 
 def _looks_like_path(ref: str) -> bool:
@@ -170,21 +168,19 @@ def encoder_layers(model: str | None) -> int:
         try:
             config = json.loads(config_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ConfigError(
-                f"--contextual {model}: the directory has no config.json",
+            raise E230(
+                model=model,
+                problem="the directory has no config.json",
                 hint="pass a Hugging Face model directory saved with save_pretrained, or a hub id",
-                code="E230",
             ) from None
         except (OSError, ValueError) as error:
-            raise ConfigError(
-                f"--contextual {model}: cannot read config.json: {error}", code="E230"
-            ) from None
+            raise E230(model=model, problem=f"cannot read config.json: {error}") from None
         return _layers_from_config(config, model)
     if _looks_like_path(model) or not _HUB_ID.match(model):
-        raise ConfigError(
-            f"--contextual {model}: no such model directory",
+        raise E230(
+            model=model,
+            problem="no such model directory",
             hint="pass an existing local model directory or a hub id such as bert-base-cased",
-            code="E230",
         )
     return _hub_layers(model)
 
@@ -208,12 +204,12 @@ def _hub_layers(model: str) -> int:
     try:
         config = AutoConfig.from_pretrained(model, trust_remote_code=False)
     except (OSError, ValueError) as error:
-        raise ConfigError(
-            f"--contextual {model}: cannot load its configuration ({type(error).__name__}): it is not a local "
-            "directory, not in the Hugging Face cache, or the hub cannot be reached",
+        raise E230(
+            model=model,
+            problem=f"cannot load its configuration ({type(error).__name__}): it is not a local directory, "
+            "not in the Hugging Face cache, or the hub cannot be reached",
             hint="pass a local model directory, run once with internet access, or omit --contextual for the "
             "packaged all-MiniLM-L6-v2",
-            code="E230",
         ) from None
     return _layers_from_config(config.to_dict(), model)
 
@@ -294,10 +290,10 @@ def check_device(device: str) -> None:
     if parsed.type == "cuda":
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if count == 0:
-            raise ConfigError(
-                f"--device {device}: no CUDA GPU is visible on this machine",
+            raise E239(
+                device=device,
+                problem="no CUDA GPU is visible on this machine",
                 hint="use --device cpu, or leave --device out to pick a GPU only when one is visible",
-                code="E239",
             )
         if parsed.index is not None and parsed.index >= count:
             raise ConfigError(
@@ -307,7 +303,7 @@ def check_device(device: str) -> None:
         return
     if parsed.type == "mps" and torch.backends.mps.is_available():
         return
-    raise ConfigError(f"--device {device}: not available here", hint="use cpu or cuda", code="E239")
+    raise E239(device=device, problem="not available here", hint="use cpu or cuda")
 
 
 # -- tracking ----------------------------------------------------------------------------------------
@@ -320,11 +316,7 @@ def check_tracking_uri(uri: str | None) -> str:
     chosen = uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
     scheme = urlparse(chosen).scheme.split("+")[0].lower()
     if "://" not in chosen:
-        raise ConfigError(
-            f"tracking URI {chosen!r} is not a URI",
-            hint="use sqlite:///path/to/mlflow.db or http://host:port",
-            code="E220",
-        )
+        raise E220(uri=chosen, hint="use sqlite:///path/to/mlflow.db or http://host:port")
     if scheme == "file":
         raise ConfigError(
             f"tracking URI {chosen!r}: the file store was removed in MLflow 3",

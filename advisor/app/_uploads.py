@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.errors import ConfigError, InputError
+from advisor._error_codes import E150, E151, E152, E250
 from advisor.mlflow_views import store_uri
 
 __all__ = [
@@ -56,11 +56,11 @@ def max_upload_mb() -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(
-            f"ADVISOR_MAX_UPLOAD_MB must be a whole number of megabytes, got {raw!r}", code="E250"
+        raise E250(
+            option="ADVISOR_MAX_UPLOAD_MB", requirement="a whole number of megabytes", value=repr(raw)
         ) from None
     if value <= 0:
-        raise ConfigError(f"ADVISOR_MAX_UPLOAD_MB must be positive, got {value}", code="E250")
+        raise E250(option="ADVISOR_MAX_UPLOAD_MB", requirement="positive", value=value)
     return value
 
 
@@ -112,20 +112,18 @@ def store_upload(name: str, data: bytes, root: Path, max_mb: int | None = None) 
     """Write ``data`` as ``root/<uuid>/<name>``, in a folder of its own, after the size and text checks."""
     limit = max_upload_mb() if max_mb is None else max_mb
     if len(data) > limit * 1024 * 1024:
-        raise InputError(
-            f"the upload is {len(data) / 1024 / 1024:.1f} MB, over the {limit} MB limit",
+        raise E150(
+            size_mb=len(data) / 1024 / 1024,
+            limit=limit,
             file=name,
             hint="set ADVISOR_MAX_UPLOAD_MB (or `advisor ui --max-upload-mb`) higher, or run `advisor run` on the file",
-            code="E150",
         )
     if not data.strip():
-        raise InputError("the uploaded file is empty", file=name, code="E151")
+        raise E151(file=name)
     if _looks_binary(data):
-        raise InputError(
-            "this is a binary file, not text",
+        raise E152(
             file=name,
             hint="upload a text file: CoNLL, CSV, TSV, JSONL, or `label text` lines (any extension)",
-            code="E152",
         )
     safe = sanitize_filename(name)
     target_folder = Path(root) / uuid.uuid4().hex

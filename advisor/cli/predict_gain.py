@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from advisor._error_codes import E830, E834
 from advisor.cli._app import app, console, err_console
 from advisor.errors import ConfigError
 
@@ -71,13 +72,11 @@ def _check_options(text: Path, format: str, confidence: float, seed: int, out: P
 
     check_file(text)
     if format not in FORMATS:
-        raise ConfigError(
-            f"unknown format {format!r}", hint=f"choose one of: {', '.join(FORMATS)}", code="E830"
-        )
+        raise E830(name=format, choices=", ".join(FORMATS))
     if not 0 < confidence < 1:
-        raise ConfigError(f"--confidence must be in (0, 1), got {confidence}", code="E834")
+        raise E834(option="--confidence", requirement=f"be in (0, 1), got {confidence}")
     if seed < 0:
-        raise ConfigError(f"--seed must be at least 0, got {seed}", code="E834")
+        raise E834(option="--seed", requirement=f"be at least 0, got {seed}")
     if out is not None and not out.expanduser().resolve().parent.is_dir():
         raise ConfigError(
             f"--out {out}: the folder {out.expanduser().resolve().parent} does not exist", code="E834"

@@ -10,9 +10,9 @@ from typing import Annotated
 
 import typer
 
+from advisor._error_codes import E250, E260
 from advisor.app import DEFAULT_MAX_UPLOAD_MB
 from advisor.cli._app import app, err_console
-from advisor.errors import ConfigError
 from advisor.mlflow_views import store_uri
 
 __all__ = ["APP_FILE", "streamlit_command", "ui"]
@@ -73,15 +73,14 @@ def ui(
 ) -> None:
     """Open the app: upload data, run an analysis, read the recommendation, compare past runs."""
     if not APP_FILE.exists():
-        raise ConfigError(
-            f"the app file {APP_FILE} is missing",
+        raise E260(
+            path=APP_FILE,
             hint="reinstall the package (pip install --force-reinstall advisor): the app ships inside it",
-            code="E260",
         )
     uri = store_uri(tracking_uri)  # read-only: no ./mlruns folder until a run writes one
     limit = max_upload_mb or int(os.environ.get("ADVISOR_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
     if limit <= 0:
-        raise ConfigError(f"--max-upload-mb must be positive, got {limit}", code="E250")
+        raise E250(option="--max-upload-mb", requirement="positive", value=limit)
     env = {
         **os.environ,
         "ADVISOR_MAX_UPLOAD_MB": str(limit),

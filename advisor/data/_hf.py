@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from advisor._error_codes import E115
+from advisor._error_codes import E108, E115
 from advisor.data._classify import LABEL_COLUMNS, TEXT_COLUMNS, tokenize
 from advisor.data._corpus import Corpus
 from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
@@ -112,5 +112,5 @@ def read_hf(
                 out[role] = _to_corpus(splits[name], task, f"{spec}[{name}]", text_col, label_col)
                 break
     if "train" not in out:
-        raise InputError(f"no train split (splits: {', '.join(splits.keys())})", file=spec, code="E108")
+        raise E108(splits=", ".join(splits.keys()), file=spec)
     return out

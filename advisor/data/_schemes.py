@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from advisor.errors import InputError
+from advisor._error_codes import E110, E111
 
 __all__ = ["SCHEMES", "TagSequence", "detect_scheme", "normalise_case", "to_iob2"]
 
@@ -32,12 +32,11 @@ def _split(tag: str, file: str, line: int) -> tuple[str, str]:
         return "O", ""
     match = _TAG.match(tag)
     if not match:
-        raise InputError(
-            f"tag {tag!r} is outside any known scheme",
+        raise E110(
+            tag=tag,
             file=file,
             line=line,
             hint="tags must be O or PREFIX-TYPE with PREFIX one of B, I (IOB1/IOB2), E, S (BIOES), L, U (BILOU)",
-            code="E110",
         )
     return match["prefix"], match["type"]
 
@@ -81,34 +80,31 @@ def detect_scheme(sentences: Sequence[TagSequence], file: str) -> str:
                 evidence.setdefault("B-start", line)  # an entity opened by B-: IOB2 (or BIOES/BILOU)
             prev_prefix, prev_type = prefix, etype
     if "BIOES" in evidence and "BILOU" in evidence:
-        raise InputError(
-            "mixed tag schemes: BIOES (E-/S-) and BILOU (L-/U-) tags in one file",
+        raise E111(
+            detail="BIOES (E-/S-) and BILOU (L-/U-) tags in one file",
             file=file,
             line=max(evidence["BIOES"], evidence["BILOU"]),
             hint=f"first BIOES tag at line {evidence['BIOES']}, first BILOU tag at line {evidence['BILOU']}",
-            code="E111",
         )
     ends = "BIOES" if "BIOES" in evidence else "BILOU" if "BILOU" in evidence else None
     if ends and "IOB1" in evidence:
-        raise InputError(
-            f"mixed tag schemes: {ends} tags and IOB1-style entities opened by I-",
+        raise E111(
+            detail=f"{ends} tags and IOB1-style entities opened by I-",
             file=file,
             line=evidence["IOB1"],
             hint=f"first {ends} tag at line {evidence[ends]}; convert the file to one scheme",
-            code="E111",
         )
     if ends:
         return ends
     if "IOB1" in evidence and "B-start" in evidence:
-        raise InputError(
-            "mixed tag schemes: entities opened by I- (IOB1) and by B- after O (IOB2)",
+        raise E111(
+            detail="entities opened by I- (IOB1) and by B- after O (IOB2)",
             file=file,
             line=max(evidence["IOB1"], evidence["B-start"]),
             hint=(
                 f"first I- opening at line {evidence['IOB1']}, first B- opening at line {evidence['B-start']}; "
                 "convert the file to one scheme"
             ),
-            code="E111",
         )
     return "IOB1" if "IOB1" in evidence else "IOB2"
 

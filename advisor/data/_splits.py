@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
+from advisor._error_codes import E109, E201
 from advisor.data._classify import read_classification
 from advisor.data._corpus import TASKS, Corpus, DataSplits
 from advisor.data._hf import is_hf_spec, read_hf
 from advisor.data._ner import read_conll, read_ner_jsonl
-from advisor.errors import ConfigError, InputError
+from advisor.errors import InputError
 
 __all__ = ["MIN_EVAL_ITEMS", "MIN_TRAIN_ITEMS", "read_corpus", "read_splits"]
 
@@ -21,7 +22,7 @@ MIN_EVAL_ITEMS = 2
 
 def _check_task(task: str) -> None:
     if task not in TASKS:
-        raise ConfigError(f"unknown task {task!r}", hint=f"choose one of: {', '.join(TASKS)}", code="E201")
+        raise E201(kind="task", name=task, choices=", ".join(TASKS))
 
 
 def read_corpus(
@@ -137,12 +138,12 @@ def unseen_label_warnings(train: Corpus, other: Corpus) -> list[str]:
 
 
 def _too_few(corpus: Corpus, purpose: str) -> None:
-    raise InputError(
-        f"only {len(corpus)} items, too few {purpose}",
+    raise E109(
+        n=len(corpus),
+        purpose=purpose,
         file=corpus.source,
         line=corpus.line_numbers[0] if corpus.line_numbers else 1,
         hint=f"a run needs at least {MIN_TRAIN_ITEMS} training and {MIN_EVAL_ITEMS} dev and test items",
-        code="E109",
     )
 
 

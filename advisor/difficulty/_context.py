@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from advisor.errors import ConfigError, InputError
+from advisor._error_codes import E501, E502, E503, E504
 from advisor.vocabulary import task_choices, task_spec
 
 if TYPE_CHECKING:
@@ -44,23 +44,17 @@ class MetricContext:
 
     def __post_init__(self) -> None:
         if self.train.task != self.evaluation.task:
-            raise InputError(
-                f"training data is {self.train.task!r} but evaluation data is {self.evaluation.task!r}",
+            raise E501(
+                train=self.train.task,
+                evaluation=self.evaluation.task,
                 hint="compute difficulty metrics on two splits of the same dataset",
-                code="E501",
             )
         if self.task not in LEVELS:
-            raise ConfigError(f"unknown task {self.task!r}", hint="choose one of: ner, classify", code="E502")
+            raise E502(task=self.task)
         if self.level not in LEVELS[self.task]:
-            raise ConfigError(
-                f"level {self.level!r} is not available for task {self.task!r}",
-                hint=f"choose one of: {', '.join(LEVELS[self.task])}",
-                code="E503",
-            )
+            raise E503(level=self.level, task=self.task, choices=", ".join(LEVELS[self.task]))
         if len(self.train) == 0:
-            raise InputError(
-                "the training split is empty", hint="metrics need training statistics", code="E504"
-            )
+            raise E504()
 
     @property
     def task(self) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from advisor import cache
-from advisor.errors import ConfigError
+from advisor._error_codes import E510, E511
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -61,16 +61,16 @@ def _load_parser(name: str) -> Language:
     try:
         nlp = spacy.load(name)
     except OSError as error:
-        raise ConfigError(
-            f"cannot load spaCy model {name!r}: {error}",
+        raise E510(
+            name=name,
+            reason=error,
             hint=f"install it (pip install ...) or pass a loadable name or path; the default is {DEFAULT_SPACY_MODEL}",
-            code="E510",
         ) from None
     if "parser" not in nlp.pipe_names:
-        raise ConfigError(
-            f"spaCy model {name!r} has no dependency parser (components: {', '.join(nlp.pipe_names)})",
+        raise E511(
+            name=name,
+            components=", ".join(nlp.pipe_names),
             hint="choose a pipeline with a 'parser' component",
-            code="E511",
         )
     return nlp
 

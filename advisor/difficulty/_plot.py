@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from advisor._error_codes import E540, E541
 from advisor.difficulty._gaps import GAP_COLUMNS, PAIRS, SLICES
-from advisor.errors import InputError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -28,9 +28,9 @@ def plot_gaps(gaps: pd.DataFrame, size: int | None = None, all_sizes: bool = Fal
 
     missing = [c for c in GAP_COLUMNS if c not in gaps.columns and c != "p_value"]  # p_value: newer runs
     if missing:
-        raise InputError(f"not a gap_analysis table: missing columns {', '.join(missing)}", code="E540")
+        raise E540(columns=", ".join(missing))
     if gaps.empty:
-        raise InputError("the gap table is empty: nothing to plot", code="E541")
+        raise E541()
     metric_names = list(dict.fromkeys(gaps["metric"]))
     pairs = [f"{a}-{b}" for a, b in PAIRS if f"{a}-{b}" in set(gaps["pair"])]
     figure = Figure(figsize=(4.2 * len(metric_names), 3.6), layout="constrained")

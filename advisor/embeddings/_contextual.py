@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from advisor._error_codes import E229
+from advisor._error_codes import E229, E231, E232, E233, E235, E236, E237, E238
 from advisor.data._corpus import Corpus
 from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
 from advisor.embeddings._cache import FeatureCache, release_pages, tokens_hash
@@ -137,14 +137,14 @@ class _LayerChoice:
         if match:
             k = int(match.group(1))
             if not 1 <= k <= n_layers:
-                raise ConfigError(f"layer {layer!r} is out of range", hint=f"choose {allowed}", code="E231")
+                raise E231(what="layer", layer=layer, problem="out of range", allowed=allowed)
             return cls(text, last_k=k)
         try:
             index = int(text)
         except ValueError:
             raise ConfigError(f"unknown layer {layer!r}", hint=f"choose {allowed}", code="E231") from None
         if not -(n_layers + 1) <= index <= n_layers:
-            raise ConfigError(f"layer {layer!r} is out of range", hint=f"choose {allowed}", code="E231")
+            raise E231(what="layer", layer=layer, problem="out of range", allowed=allowed)
         return cls(str(index), index=index)
 
     def indices(self, n_layers: int) -> list[int]:
@@ -238,16 +238,12 @@ class ContextualEmbedding(Embedding):
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
-            raise ConfigError(
-                f"unknown pooling {pooling!r}", hint=f"choose one of: {', '.join(POOLINGS)}", code="E232"
-            )
+            raise E232(kind="pooling", name=pooling, choices=", ".join(POOLINGS))
         if dtype not in DTYPES:
-            raise ConfigError(
-                f"unknown dtype {dtype!r}", hint=f"choose one of: {', '.join(DTYPES)}", code="E232"
-            )
+            raise E232(kind="dtype", name=dtype, choices=", ".join(DTYPES))
         self.dtype = dtype
         if int(batch_size) < 1:
-            raise ConfigError(f"batch_size must be >= 1, got {batch_size}", code="E233")
+            raise E233(batch_size=batch_size)
         self.model_ref = str(model) if model is not None else default_encoder()
         self.is_local = Path(self.model_ref).expanduser().is_dir()
         if self.is_local:
@@ -332,10 +328,9 @@ class ContextualEmbedding(Embedding):
                 self.model_ref, add_prefix_space=True, **self._hub_kwargs()
             )
         if not getattr(tokenizer, "is_fast", False):
-            raise ConfigError(
-                f"the tokenizer of {self.model_ref} is not a fast (Rust) tokenizer",
+            raise E235(
+                model=self.model_ref,
                 hint="word alignment needs word_ids(); use a model that ships tokenizer.json",
-                code="E235",
             )
         # Long sentences are windowed here, so the "longer than the maximum length" warning is noise.
         warned = getattr(tokenizer, "deprecation_warnings", None)
@@ -402,7 +397,7 @@ class ContextualEmbedding(Embedding):
             if isinstance(tok_limit, int) and 0 < tok_limit < 100_000:
                 limit = min(limit, tok_limit)
         if limit - self._n_special < 2:
-            raise ConfigError(f"max_length {limit} leaves no room for words", code="E236")
+            raise E236(limit=limit)
         return limit
 
     @cached_property
@@ -425,7 +420,7 @@ class ContextualEmbedding(Embedding):
         width = self.max_length - self._n_special
         overlap = width // 2 if self._overlap_option is None else self._overlap_option
         if not 0 <= overlap < width:
-            raise ConfigError(f"window_overlap must be in [0, {width - 1}], got {overlap}", code="E237")
+            raise E237(top=width - 1, overlap=overlap)
         return overlap
 
     @property
@@ -623,10 +618,7 @@ class ContextualEmbedding(Embedding):
         ids = np.asarray(enc["input_ids"][0], dtype=np.int64)
         word_ids = np.asarray([-1 if w is None else w for w in enc.word_ids(0)], dtype=np.int64)
         if len(np.unique(word_ids[word_ids >= 0])) != len(words):
-            raise ConfigError(
-                f"the tokenizer of {self.model_ref} gives no piece for some words even as its unknown token",
-                code="E238",
-            )
+            raise E238(model=self.model_ref)
         return ids, word_ids
 
     def _encode_into(self, corpus: Corpus, offsets: np.ndarray, out: np.ndarray, indices: list[int]) -> None:

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from advisor._error_codes import E802
 from advisor.data._corpus import Corpus
 from advisor.difficulty import label_entropy
 from advisor.difficulty._classify import smoothed_label_table, unseen_share
@@ -270,11 +271,7 @@ def gain_features(
     chosen = list(names) if names is not None else default_features(stats.task)
     unknown = [n for n in chosen if n not in available]
     if unknown:
-        raise ConfigError(
-            f"unknown {stats.task} gain feature(s): {', '.join(unknown)}",
-            hint=f"choose from: {', '.join(available)}",
-            code="E802",
-        )
+        raise E802(task=stats.task, names=", ".join(unknown), choices=", ".join(available))
     if stats.task == "ner":
         frame = pd.DataFrame(
             {

@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from advisor._error_codes import E830, E832, E833, E834, E835
 from advisor.data import tokenize
 from advisor.data._text import TextFile, read_text_file
-from advisor.errors import ConfigError, InputError
+from advisor.errors import InputError
 from advisor.gain._features import gain_features
 from advisor.gain._store import GainModel
 
@@ -100,9 +101,7 @@ def _conll_items(text: TextFile, rows: list[tuple[int, list[str]]]) -> tuple[lis
 def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> UnlabelledText:
     """Read production text for :func:`predict_gain`; bad input raises InputError with file:line."""
     if format not in FORMATS:
-        raise ConfigError(
-            f"unknown format {format!r}", hint=f"choose one of: {', '.join(FORMATS)}", code="E830"
-        )
+        raise E830(name=format, choices=", ".join(FORMATS))
     text = read_text_file(path)
     rows = [
         (number, line.split())
@@ -117,11 +116,9 @@ def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> Unlabe
     chosen = format if format != "auto" else ("conll" if _is_conll(rows, has_blocks) else "lines")
     tokens, starts = _line_items(text) if chosen == "lines" else _conll_items(text, rows)
     if not tokens:
-        raise InputError(
-            "no text found", file=text.path, line=1, hint="the file has only blank lines", code="E832"
-        )
+        raise E832(file=text.path, line=1)
     if task not in ("ner", "classify"):
-        raise ConfigError(f"unknown task {task!r}", hint="choose one of: ner, classify", code="E833")
+        raise E833(task=task)
     return UnlabelledText(tokens, starts, text.path, chosen, list(text.warnings))
 
 
@@ -195,10 +192,10 @@ def predict_gain(
     from scipy import stats
 
     if not 0 < confidence < 1:
-        raise ConfigError(f"confidence must be in (0, 1), got {confidence}", code="E834")
+        raise E834(option="confidence", requirement=f"be in (0, 1), got {confidence}")
     table = gain_features(model.statistics, tokens, model.features, cache_dir=cache_dir)
     if table.empty:
-        raise InputError("the text has no tokens to score", hint="pass non-empty sentences", code="E835")
+        raise E835()
     x = table[model.features]
     table["predicted_gain"] = model.booster.predict(x)
     share = float(model.meta.get("share_helps", 0.0))

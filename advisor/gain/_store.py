@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E820
 from advisor.gain._features import TrainingStatistics
 from advisor.gain._fit import GainResult
 
@@ -121,11 +121,10 @@ def load_gain_model(
     run_id = run.info.run_id
     present = {a.path for a in client.list_artifacts(run_id, "gain")}
     if GAIN_ARTIFACTS["gain"] not in present or GAIN_ARTIFACTS["statistics"] not in present:
-        raise ConfigError(
-            f"run {run_id} has no gain model",
+        raise E820(
+            run=run_id,
             hint="the gain model is fitted by `advisor run` with the difficulty analysis on and both "
             "contextual and static (or random) embeddings; re-run it, or pass another run id",
-            code="E820",
         )
     with tempfile.TemporaryDirectory() as tmp:
         local = Path(client.download_artifacts(run_id, "gain", tmp))
