@@ -25,7 +25,7 @@ from torch import nn
 from trainers._classifier import make_classifier
 from trainers._config import TrainConfig, TrainResult
 from trainers._corpus import LabelledItems as Corpus
-from trainers._errors import ConfigError, InputError
+from trainers._errors import T201, T202, T203, T204, T205
 from trainers._evaluate import classification_scores, ner_scores, strict_f1
 from trainers._features import TokenFeatures, offsets_from_lengths
 from trainers._mix import ScalarMix, layer_norms
@@ -257,34 +257,27 @@ class _Model:
 def _check_inputs(pairs: dict[str, tuple[TokenFeatures, Corpus]]) -> None:
     tasks = {name: corpus.task for name, (_, corpus) in pairs.items()}
     if len(set(tasks.values())) != 1:
-        raise ConfigError(f"train/dev/eval corpora have different tasks: {tasks}", code="E212")
+        raise T201(tasks=tasks)
     dims = {name: (feats.n_layers, feats.dim) for name, (feats, _) in pairs.items()}
     if len(set(dims.values())) != 1:
-        raise InputError(
-            f"feature dimensions (layers, dim) differ between splits: {dims}",
-            hint="featurize every split with the same fitted embedding",
-            code="E150",
-        )
+        raise T202(dims=dims)
     for name, (feats, corpus) in pairs.items():
         if len(feats) != len(corpus):
-            raise InputError(
-                f"{name} features have {len(feats)} items but the corpus has {len(corpus)}",
-                hint="featurize the same corpus you train on",
-                code="E151",
-            )
+            raise T203(name=name, n_feats=len(feats), n_items=len(corpus))
         token_counts = np.fromiter((len(t) for t in corpus.tokens), dtype=np.int64, count=len(corpus))
         mismatched = np.flatnonzero(feats.lengths() != token_counts)
         if len(mismatched):
             i = int(mismatched[0])
-            raise InputError(
-                f"{name} item {i} has {token_counts[i]} tokens but {feats.lengths()[i]} feature rows",
+            raise T204(
+                name=name,
+                i=i,
+                n_tokens=token_counts[i],
+                n_rows=feats.lengths()[i],
                 file=corpus.source,
                 line=corpus.line_numbers[i],
-                hint="featurize the same corpus you train on (one vector per word)",
-                code="E152",
             )
         if len(corpus) == 0 and name != "eval":
-            raise InputError(f"the {name} set is empty", file=corpus.source, code="E153")
+            raise T205(name=name, file=corpus.source)
 
 
 def _label_set(*corpora: Corpus) -> list[str]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -13,11 +14,29 @@ from trainers._errors import CATALOG, T101, T204, ConfigError, InputError, defin
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def literal_codes(package: str) -> list[tuple[str, str]]:
+    """(code, where) of every ``code="..."`` still written at a call site in ``package``."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                for keyword in node.keywords:
+                    if keyword.arg == "code" and isinstance(keyword.value, ast.Constant):
+                        found.append((str(keyword.value.value), f"{path.relative_to(ROOT)}:{node.lineno}"))
+    return found
+
+
 def test_the_two_catalogs_share_no_code_and_keep_to_their_prefix():
     assert CATALOG and advisor_codes.CATALOG
     assert not set(CATALOG) & set(advisor_codes.CATALOG)
     assert all(re.fullmatch(r"T\d{3}", code) for code in CATALOG)
     assert all(re.fullmatch(r"E\d{3}", code) for code in advisor_codes.CATALOG)
+
+
+def test_every_code_used_in_trainers_is_in_its_catalog_and_none_in_advisors():
+    literals = literal_codes("trainers")
+    foreign = [f"{code} at {where}" for code, where in literals if code not in CATALOG]
+    assert not foreign, foreign
 
 
 def test_a_code_of_the_other_catalog_or_one_defined_twice_is_refused():
