@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
@@ -23,7 +24,9 @@ __all__ = [
     "dataset_frame",
     "log_dataset_inputs",
     "log_test_tokens",
+    "mlflow_ui_command",
     "require_store",
+    "server_url",
     "set_description",
     "store_uri",
     "tag_experiment_kind",
@@ -44,6 +47,26 @@ def store_uri(tracking_uri: str | None) -> str:
     if "://" not in chosen:
         raise E220(uri=chosen)
     return chosen
+
+
+def server_url(tracking_uri: str | None = None) -> str | None:
+    """A tracking server's address without credentials in it (None for a local store).
+
+    The server serves the MLflow UI itself, so there is nothing to start; the URL is shown on the
+    page, so a ``user:password@`` part (MLflow reads credentials from its environment variables
+    anyway) is left out.
+    """
+    uri = store_uri(tracking_uri)
+    parts = urlsplit(uri)
+    if parts.scheme not in ("http", "https"):
+        return None
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def mlflow_ui_command(tracking_uri: str | None = None) -> str:
+    """How to browse the same store in the MLflow UI: a server's own URL, else an ``mlflow ui`` command."""
+    return server_url(tracking_uri) or f"mlflow ui --backend-store-uri {store_uri(tracking_uri)}"
 
 
 def require_store(tracking_uri: str | None) -> str:

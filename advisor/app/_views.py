@@ -11,14 +11,14 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.difficulty import difficulty_metric_names
-from advisor.mlflow_views import store_uri
+from advisor.mlflow_views import mlflow_ui_command, server_url
 from advisor.report._partial import partial_label
 from advisor.tracking import client_for, read_json_table
 from advisor.verdict import COST_COLUMNS, CostComparison
@@ -277,26 +277,6 @@ def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
 
 #: Where ``mlflow ui`` listens unless told otherwise.
 MLFLOW_UI_URL = "http://127.0.0.1:5000"
-
-
-def server_url(tracking_uri: str | None = None) -> str | None:
-    """A tracking server's address without credentials in it (None for a local store).
-
-    The server serves the MLflow UI itself, so there is nothing to start; the URL is shown on the
-    page, so a ``user:password@`` part (MLflow reads credentials from its environment variables
-    anyway) is left out.
-    """
-    uri = store_uri(tracking_uri)
-    parts = urlsplit(uri)
-    if parts.scheme not in ("http", "https"):
-        return None
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-def mlflow_ui_command(tracking_uri: str | None = None) -> str:
-    """How to browse the same store in the MLflow UI: a server's own URL, else an ``mlflow ui`` command."""
-    return server_url(tracking_uri) or f"mlflow ui --backend-store-uri {store_uri(tracking_uri)}"
 
 
 def compare_url(run_ids: Sequence[str], experiment_ids: Sequence[str], base: str = MLFLOW_UI_URL) -> str:

@@ -23,6 +23,7 @@ from rich.table import Table
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import annotated, parameter
 from advisor.errors import ConfigError
+from advisor.mlflow_views import mlflow_ui_command
 from advisor.runner import ProgressEvent, RunOutcome, RunSettings, run_analysis
 from advisor.settings_schema import SETTINGS, from_cli
 from advisor.validate import validate_settings
@@ -220,8 +221,7 @@ def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
     )
     print_leaderboard(outcome.run_id, outcome.tracking_uri)
     _print_verdict(outcome.run_id, outcome.tracking_uri)
-    uri = outcome.tracking_uri
-    browse = uri if uri.startswith(("http://", "https://")) else f"mlflow ui --backend-store-uri {uri}"
+    browse = mlflow_ui_command(outcome.tracking_uri)  # a server's own URL (no credentials), or `mlflow ui`
     console.print(
         f"report: advisor report {outcome.run_id}   |   browse: {browse}", highlight=False, soft_wrap=True
     )
