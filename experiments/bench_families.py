@@ -20,6 +20,7 @@ import argparse
 import math
 import os
 import resource
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,19 +31,11 @@ from rich.table import Table
 from advisor.analysis import Analysis
 from advisor.runner import RunSettings, run_analysis
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-BASELINE = "contextual"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-#: train / dev / test files and task of each dataset (TREC has no dev: a seeded 10 % split), as bench_layers.
-DATASETS: dict[str, dict[str, str | None]] = {
-    "wnut17": {
-        "task": "ner",
-        "data": "wnut17/wnut17train.conll",
-        "dev": "wnut17/emerging.dev.conll",
-        "test": "wnut17/emerging.test.annotated",
-    },
-    "trec": {"task": "classify", "data": "trec/TREC.train.all", "dev": None, "test": "trec/TREC.test.all"},
-}
+from bench_layers import DATA, DATASETS  # the datasets table, kept once
+
+BASELINE = "contextual"
 
 
 def _settings(name: str, args: argparse.Namespace) -> RunSettings:
