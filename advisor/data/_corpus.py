@@ -21,7 +21,7 @@ import numpy as np
 
 from advisor.vocabulary import task_choices
 
-__all__ = ["TASKS", "Corpus", "DataSplits", "Task"]
+__all__ = ["TASKS", "Corpus", "DataSplits", "Task", "check_predictions"]
 
 Task = Literal["ner", "classify"]
 TASKS: tuple[str, ...] = tuple(task_choices())  # the tasks registry (advisor.vocabulary)
@@ -110,3 +110,30 @@ class DataSplits:
         for part in (self.train, self.dev, self.test):
             digest.update(part.content_hash().encode())
         return digest.hexdigest()[:16]
+
+
+def check_predictions(
+    predicted: Sequence[Any], evaluation: Corpus, key: Any, wrong_count: Any, wrong_tags: Any
+) -> None:
+    """One prediction per evaluation item and, for NER, one tag per token; else the caller's catalog error.
+
+    ``wrong_count`` / ``wrong_tags`` are :mod:`advisor._error_codes` entries (the difficulty slices and
+    the gain model each name the check in their own range).
+    """
+    if len(predicted) != len(evaluation):
+        raise wrong_count(
+            key=key, n=len(predicted), n_eval=len(evaluation), hint="predict every evaluation item, in order"
+        )
+    if evaluation.task != "ner":
+        return
+    for i, (tags, tokens) in enumerate(zip(predicted, evaluation.tokens, strict=True)):
+        if len(tags) != len(tokens):
+            raise wrong_tags(
+                key=key,
+                i=i,
+                n_tags=len(tags),
+                n_tokens=len(tokens),
+                file=evaluation.source,
+                line=evaluation.line_numbers[i],
+                hint="predict one IOB2 tag per token",
+            )

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor.data._corpus import Corpus
+from advisor._error_codes import E533, E534
+from advisor.data._corpus import Corpus, check_predictions
 from advisor.difficulty._context import default_level
 from advisor.difficulty._items import item_metrics
 from advisor.difficulty._ner import ner_units
@@ -70,22 +71,7 @@ def _check_predictions(
                 hint=f"choose one of: {', '.join(FAMILIES)}",
                 code="E532",
             )
-        if len(predicted) != len(evaluation):
-            raise InputError(
-                f"predictions {key} have {len(predicted)} items, the evaluation split has {len(evaluation)}",
-                hint="predict every evaluation item, in order",
-                code="E533",
-            )
-        if evaluation.task == "ner":
-            for i, (tags, tokens) in enumerate(zip(predicted, evaluation.tokens, strict=True)):
-                if len(tags) != len(tokens):
-                    raise InputError(
-                        f"predictions {key}: sentence {i} has {len(tags)} tags for {len(tokens)} tokens",
-                        file=evaluation.source,
-                        line=evaluation.line_numbers[i],
-                        hint="predict one IOB2 tag per token",
-                        code="E534",
-                    )
+        check_predictions(predicted, evaluation, key, E533, E534)
         keys.append((str(key[0]), int(key[1]), int(key[2])))
     return keys
 

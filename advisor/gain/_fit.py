@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor.data._corpus import Corpus
+from advisor._error_codes import E810, E811
+from advisor.data._corpus import Corpus, check_predictions
 from advisor.errors import ConfigError, InputError
 from advisor.gain._features import FEATURES, TrainingStatistics, default_features, gain_features, unit_of
 from advisor.vocabulary import task_spec
@@ -140,26 +141,13 @@ def lgb_params(n_units: int, objective: str, seed: int = 0) -> dict[str, Any]:
 
 
 def _correct_units(task: str, evaluation: Corpus, predicted: Sequence[Any], key: PredictionKey) -> np.ndarray:
-    if len(predicted) != len(evaluation):
-        raise InputError(
-            f"predictions {key} have {len(predicted)} items, the evaluation split has {len(evaluation)}",
-            hint="predict every evaluation item, in order",
-            code="E810",
-        )
+    check_predictions(predicted, evaluation, key, E810, E811)
     correct = task_spec(task).unit_correct
     if task == "classify":
         pairs = zip(predicted, evaluation.labels, strict=True)
         return np.array([correct("sentence", g, p, 0, 1) for p, g in pairs], float)
     flat: list[float] = []
-    for i, (tags, gold) in enumerate(zip(predicted, evaluation.labels, strict=True)):
-        if len(tags) != len(gold):
-            raise InputError(
-                f"predictions {key}: sentence {i} has {len(tags)} tags for {len(gold)} tokens",
-                file=evaluation.source,
-                line=evaluation.line_numbers[i],
-                hint="predict one IOB2 tag per token",
-                code="E811",
-            )
+    for tags, gold in zip(predicted, evaluation.labels, strict=True):
         flat.extend(float(correct("token", g, tags, k, k + 1)) for k, g in enumerate(gold))
     return np.array(flat, dtype=float)
 
