@@ -21,7 +21,7 @@ import numpy as np
 
 from advisor.vocabulary import task_choices
 
-__all__ = ["TASKS", "Corpus", "DataSplits", "Task", "check_predictions"]
+__all__ = ["TASKS", "Corpus", "DataSplits", "Task", "check_predictions", "check_task"]
 
 Task = Literal["ner", "classify"]
 TASKS: tuple[str, ...] = tuple(task_choices())  # the tasks registry (advisor.vocabulary)
@@ -137,3 +137,9 @@ def check_predictions(
                 line=evaluation.line_numbers[i],
                 hint="predict one IOB2 tag per token",
             )
+
+
+def check_task(task: str, train: Corpus, evaluation: Corpus, mismatch: Any) -> None:
+    """The task a caller asks for is the task of both corpora; else the caller's catalog error."""
+    if task != train.task or task != evaluation.task:
+        raise mismatch(task=task, train=train.task, evaluation=evaluation.task)

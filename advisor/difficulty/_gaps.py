@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor._error_codes import E533, E534
-from advisor.data._corpus import Corpus, check_predictions
+from advisor._error_codes import E533, E534, E536
+from advisor.data._corpus import Corpus, check_predictions, check_task
 from advisor.difficulty._context import default_level
 from advisor.difficulty._items import item_metrics
 from advisor.difficulty._ner import ner_units
@@ -110,10 +110,7 @@ def item_correctness(
 
 def _check_arguments(task: str, train: Corpus, evaluation: Corpus, n_boot: int) -> None:
     """Fail before any metric is computed on a task/data mismatch or an empty bootstrap."""
-    if task != evaluation.task or task != train.task:
-        raise ConfigError(
-            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E536"
-        )
+    check_task(task, train, evaluation, E536)
     if n_boot < 1:
         raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
 

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor._error_codes import E810, E811
-from advisor.data._corpus import Corpus, check_predictions
+from advisor._error_codes import E810, E811, E813
+from advisor.data._corpus import Corpus, check_predictions, check_task
 from advisor.errors import ConfigError, InputError
 from advisor.gain._features import FEATURES, TrainingStatistics, default_features, gain_features, unit_of
 from advisor.vocabulary import task_spec
@@ -368,10 +368,7 @@ def _insights(
 
 def _check_arguments(task: str, train: Corpus, evaluation: Corpus, n_folds: int) -> None:
     """Fail early, before any feature is computed, on a task/data mismatch or too few folds."""
-    if task != train.task or task != evaluation.task:
-        raise ConfigError(
-            f"task {task!r} does not match the data ({train.task!r} / {evaluation.task!r})", code="E813"
-        )
+    check_task(task, train, evaluation, E813)
     if n_folds < 2:
         raise ConfigError(f"n_folds must be at least 2, got {n_folds}", code="E814")
 

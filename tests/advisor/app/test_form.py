@@ -92,14 +92,19 @@ def test_blank_text_is_the_settings_default_and_unknown_fields_are_refused():
         form.choice(Recorder(), "layer")
 
 
-def test_the_page_draws_every_form_setting_with_its_schema_label(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+@pytest.fixture
+def run_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The app on its Configure & run page with the bundled demo data, in its own store."""
     monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/mlflow.db")
     monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
     at = AppTest.from_string("from advisor.app.page import main\nmain()", default_timeout=120).run()
     at.radio(key="source").set_value("Bundled demo data").run()
     at.sidebar.radio(key="page").set_value("Configure & run").run()
+    return at
+
+
+def test_the_page_draws_every_form_setting_with_its_schema_label(run_page: AppTest):
+    at = run_page
     at.radio(key="grid").set_value("sizes").run()
     assert not at.exception and not at.error
     shown = {
@@ -112,14 +117,8 @@ def test_the_page_draws_every_form_setting_with_its_schema_label(
             assert shown[name] == label, name
 
 
-def test_a_blank_layer_means_the_default_and_a_bad_one_is_said_on_the_form(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/mlflow.db")
-    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
-    at = AppTest.from_string("from advisor.app.page import main\nmain()", default_timeout=120).run()
-    at.radio(key="source").set_value("Bundled demo data").run()
-    at.sidebar.radio(key="page").set_value("Configure & run").run()
+def test_a_blank_layer_means_the_default_and_a_bad_one_is_said_on_the_form(run_page: AppTest):
+    at = run_page
     at.text_input(key="layer").set_value("").run()
     assert not at.exception and not at.error
     assert "--layer ''" not in at.code[0].value and "--layer mix" in at.code[0].value

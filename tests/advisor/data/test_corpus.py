@@ -38,3 +38,16 @@ def test_classification_predictions_are_only_counted() -> None:
     check_predictions(["x", "x"], texts, ("static", 2, 0), E533, E534)
     with pytest.raises(InputError):
         check_predictions(["x"], texts, ("static", 2, 0), E533, E534)
+
+
+def test_a_task_the_data_does_not_have_names_the_callers_code() -> None:
+    from advisor._error_codes import E536, E813
+    from advisor.data._corpus import check_task
+    from advisor.errors import ConfigError
+
+    check_task("ner", NER, NER, E536)
+    for mismatch in (E536, E813):
+        with pytest.raises(ConfigError) as error:
+            check_task("classify", NER, NER, mismatch)
+        assert error.value.code == mismatch.code
+        assert "task 'classify' does not match the data ('ner' / 'ner')" in str(error.value)
