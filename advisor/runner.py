@@ -314,8 +314,16 @@ def _analyse(
     serving = serving_stage(sink.tracker, dict(plan.options), splits, plan.train_config, plan.device)
     timings["serving"] = time.perf_counter() - t_serve
     serving = json.loads(json.dumps(serving))  # as logged: the reader gets it back through JSON
-    context = StageContext(settings, splits, sink.tracker, sink.predictions, timings, serving=serving)
-    context.layer_weights, context.reused = sink.layer_weights, reused
+    context = StageContext(
+        settings,
+        splits,
+        sink.tracker,
+        sink.predictions,
+        timings,
+        serving=serving,
+        layer_weights=sink.layer_weights,
+        reused=reused,
+    )
     run_stages(context)
     timings["analysis"] = time.perf_counter() - t0
 
@@ -351,9 +359,9 @@ def _fit_embedding(
     pending: list[Cell],
     splits: DataSplits,
     notify: Callable[[ProgressEvent], None],
-) -> tuple[Any, Any]:
-    """(features, embedding): random gets one table per seed (drawn from the cell seed, see
-    advisor.embeddings._random); the others featurize train/dev/test once."""
+) -> tuple[Any, Any, float]:
+    """(features, embedding, raw-text encode seconds): random gets one table per seed (drawn from the
+    cell seed, see advisor.embeddings._random); the others featurize train/dev/test once."""
     from advisor.embeddings import make_embedding
 
     if name == "random":
@@ -361,7 +369,7 @@ def _fit_embedding(
         for seed in sorted({c.seed for c in pending if c.embedding == "random"}):
             tables[seed] = embedding = make_embedding(name, **{**opts, "seed": seed})
             embedding.fit(splits.train)
-        return tables, embedding
+        return tables, embedding, math.nan
     embedding = make_embedding(name, **opts)
     if hasattr(embedding, "on_progress"):  # the encoder reports batches: items/s and ETA
         from advisor.progress import FeaturizeMeter
@@ -372,9 +380,8 @@ def _fit_embedding(
     features, encode_seconds = [], 0.0
     for part in (splits.train, splits.dev, splits.test):
         features.append(embedding.featurize(part))
-        encode_seconds += getattr(embedding, "last_encode_seconds", math.nan)
-    embedding.encode_seconds = encode_seconds  # NaN unless the family tracks it (the encoder does)
-    return tuple(features), embedding
+        encode_seconds += embedding.last_encode_seconds  # NaN unless the family tracks it (the encoder does)
+    return tuple(features), embedding, encode_seconds
 
 
 def _embedding_info(name: str, embedding: Any) -> dict[str, Any]:
@@ -409,13 +416,13 @@ def _featurize(
         opts = dict(options[name])
         if name == "random" and static_norm is not None and "target_norm" not in opts:
             opts["target_norm"] = static_norm
-        features[name], embedding = _fit_embedding(name, opts, pending, splits, notify)
+        features[name], embedding, encode_seconds = _fit_embedding(name, opts, pending, splits, notify)
         seconds = time.perf_counter() - t0
         if name == "static":
             static_norm = float(embedding.mean_norm)
         timings[f"featurize.{name}"] = metrics[f"featurize_seconds.{name}"] = seconds
-        if math.isfinite(getattr(embedding, "encode_seconds", math.nan)):
-            metrics[f"encode_seconds.{name}"] = embedding.encode_seconds
+        if math.isfinite(encode_seconds):
+            metrics[f"encode_seconds.{name}"] = encode_seconds
         metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
         info.append(_embedding_info(name, embedding))
     tracker.log_parent_metrics(metrics)
