@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TokenFeatures", "offsets_from_lengths"]
+__all__ = ["RowView", "TokenFeatures", "offsets_from_lengths"]
 
 
 def offsets_from_lengths(lengths: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -25,6 +25,29 @@ def offsets_from_lengths(lengths: Sequence[int] | np.ndarray) -> np.ndarray:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
+
+
+class RowView:
+    """Rows ``base[row_of[i]]`` of a shared array, gathered when indexed: ``base[row_of]`` without the copy.
+
+    A cell trains on a subset of the train split, and a random embedding's words are rows of its
+    table; copying those rows (a full-size layer stack of the CoNLL-size proxy is ~1.5 GB of
+    float16, its 800-d random features ~0.9 GB) cost every cell seconds and its own memory, while
+    the batches gather their rows anyway. Indexing gives exactly the rows a copy would hold.
+    """
+
+    def __init__(self, base: np.ndarray, row_of: np.ndarray):
+        self.base = base
+        self.row_of = row_of
+        self.shape = (len(row_of), *base.shape[1:])
+        self.ndim = base.ndim
+        self.dtype = base.dtype
+
+    def __len__(self) -> int:
+        return len(self.row_of)
+
+    def __getitem__(self, index: np.ndarray) -> np.ndarray:
+        return self.base[self.row_of[index]]
 
 
 @dataclass(frozen=True)

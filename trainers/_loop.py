@@ -12,6 +12,7 @@ its final weights are returned in :attr:`TrainResult.layer_weights`.
 from __future__ import annotations
 
 import contextlib
+import math
 import resource
 import sys
 import time
@@ -27,35 +28,13 @@ from trainers._config import TrainConfig, TrainResult
 from trainers._corpus import LabelledItems as Corpus
 from trainers._errors import T201, T202, T203, T204, T205
 from trainers._evaluate import classification_scores, ner_scores, strict_f1
-from trainers._features import TokenFeatures, offsets_from_lengths
+from trainers._features import RowView, TokenFeatures, offsets_from_lengths
 from trainers._mix import ScalarMix, layer_norms
 from trainers._tagger import BiLSTMTagger, casing_ids
 
 __all__ = ["fit_and_evaluate"]
 
 _CHUNK_BATCHES = 50  # batches per length-sorting chunk: enough to bucket, few enough to stay random
-
-
-class _Rows:
-    """Rows ``base[row_of[i]]`` of a shared array, gathered when indexed: a subset without the copy.
-
-    A cell trains on a subset of the train split; copying its rows (a full-size layer stack of the
-    CoNLL-size proxy is ~1.5 GB of float16) cost every cell seconds and its own memory, while the
-    batches gather their rows anyway. Indexing gives exactly the rows a copy would hold.
-    """
-
-    def __init__(self, base: np.ndarray, row_of: np.ndarray):
-        self.base = base
-        self.row_of = row_of
-        self.shape = (len(row_of), *base.shape[1:])
-        self.ndim = base.ndim
-        self.dtype = base.dtype
-
-    def __len__(self) -> int:
-        return len(self.row_of)
-
-    def __getitem__(self, index: np.ndarray) -> np.ndarray:
-        return self.base[self.row_of[index]]
 
 
 def _feature_view(feats: TokenFeatures, items: np.ndarray) -> TokenFeatures:
@@ -65,21 +44,45 @@ def _feature_view(feats: TokenFeatures, items: np.ndarray) -> TokenFeatures:
     offsets = offsets_from_lengths(lengths)
     shift = np.repeat(feats.offsets[items] - offsets[:-1], lengths)
     row_of = np.arange(int(offsets[-1]), dtype=np.int64) + shift
-    return TokenFeatures(vectors=_Rows(feats.vectors, row_of), offsets=offsets)  # type: ignore[arg-type]
+    return TokenFeatures(vectors=RowView(feats.vectors, row_of), offsets=offsets)  # type: ignore[arg-type]
 
 
-def _model_input(gathered: np.ndarray) -> torch.Tensor:
+class _InputBuffer:
+    """One reusable float32 block that a split's padded batches are cast into, batch after batch.
+
+    A fresh tensor per batch cost more than the cast: a CoNLL-size dev batch of a layer stack is
+    ~66 MB, above glibc's mmap threshold, so every batch was page-faulted in anew (25 ms of a 35 ms
+    batch). The block is numpy-allocated (transparent huge pages) and grows to the largest batch.
+    A batch's tensor is valid until the split's next batch: training back-propagates each batch
+    before asking for the next one, and prediction is done with a batch before the next.
+    """
+
+    def __init__(self) -> None:
+        self._flat: torch.Tensor | None = None
+
+    def take(self, shape: tuple[int, ...]) -> torch.Tensor:
+        numel = math.prod(shape)
+        if self._flat is None or self._flat.numel() < numel:
+            self._flat = torch.from_numpy(np.empty(numel, dtype=np.float32))
+        return self._flat[:numel].view(shape)
+
+
+def _model_input(gathered: np.ndarray, buffer: _InputBuffer) -> torch.Tensor:
     """Padded rows as float32; a layer stack ``(batch, steps, layers, dim)`` comes layer-first.
 
     The cast is torch's (exact like numpy's, but vectorised: numpy's float16 cast was ~1/5 of a
     layer-stack cell). Layer-first is the layout :class:`~trainers._mix.ScalarMix` reads fastest (one
     contiguous matrix-vector product, 2x cheaper forward + backward than mixing an inner axis), and
-    the cast writes it in the same pass.
+    the cast writes it into ``buffer`` in the same pass. Rows gathered as float32 are used as they are.
     """
     tensor = torch.from_numpy(gathered)
     if tensor.ndim == 4:
         tensor = tensor.permute(2, 0, 1, 3)
-    return tensor.to(torch.float32, memory_format=torch.contiguous_format)
+    if tensor.dtype == torch.float32 and tensor.is_contiguous():
+        return tensor
+    out = buffer.take(tuple(tensor.shape))
+    out.copy_(tensor)
+    return out
 
 
 @dataclass
@@ -105,6 +108,7 @@ class _Split:
             self.targets = None
         else:
             self.targets = np.asarray([label_index[label] for label in corpus.labels], dtype=np.int64)
+        self._input_buffer = _InputBuffer()
         self.casing = None
         if casing:
             self.casing = casing_ids([tok for sent in corpus.tokens for tok in sent])
@@ -120,7 +124,7 @@ class _Split:
         rows = np.where(real, self.feats.offsets[items][:, None] + steps[None, :], 0)
         gathered = np.asarray(self.feats.vectors[rows])  # one gather, also from a float16 memmap
         gathered[~real] = 0
-        vectors = _model_input(gathered)
+        vectors = _model_input(gathered, self._input_buffer)
         # Empty items get one all-zero step so every model sees at least one position.
         model_mask = steps[None, :] < np.maximum(lengths, 1)[:, None]
         casing = None

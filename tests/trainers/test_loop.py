@@ -197,3 +197,28 @@ def test_train_items_view_equals_a_copied_subset(ner_splits, stacked: bool) -> N
     assert viewed.gold_probs == copied.gold_probs
     assert viewed.dev_history == copied.dev_history
     assert viewed.layer_weights == copied.layer_weights and (viewed.layer_weights != []) == stacked
+
+
+def test_batches_of_a_float16_layer_stack_are_cast_exactly_into_one_reused_block() -> None:
+    import torch
+
+    from trainers._loop import _Split
+
+    rng = np.random.default_rng(0)
+    lengths = [3, 5, 2, 4]
+    stack = rng.standard_normal((sum(lengths), 3, 4)).astype(np.float16)  # (words, layers, dim)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    corpus = Corpus(task="ner", tokens=[["w"] * n for n in lengths], labels=[["O"] * n for n in lengths])
+    split = _Split(TokenFeatures(vectors=stack, offsets=offsets), corpus, {"O": 0}, casing=False)
+    first = split.batch(np.array([1, 3]), torch.device("cpu"))
+    expected = np.zeros((3, 2, 5, 4), dtype=np.float32)  # layer-first, padded with zeros
+    for row, item in enumerate([1, 3]):
+        words = stack[offsets[item] : offsets[item + 1]].astype(np.float32)
+        expected[:, row, : lengths[item]] = words.transpose(1, 0, 2)
+    np.testing.assert_array_equal(first.vectors.numpy(), expected)
+    pointer = first.vectors.data_ptr()
+    second = split.batch(np.array([0, 2]), torch.device("cpu"))  # smaller: the same block, no new one
+    assert second.vectors.data_ptr() == pointer and second.vectors.shape == (3, 2, 3, 4)
+    np.testing.assert_array_equal(
+        second.vectors[:, 0].numpy(), stack[0:3].astype(np.float32).transpose(1, 0, 2)
+    )

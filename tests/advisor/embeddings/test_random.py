@@ -79,3 +79,17 @@ def test_default_target_norm_matches_static_vectors(train, tiny_vectors_file, tm
 def test_featurize_before_fit_is_an_error(train):
     with pytest.raises(RuntimeError, match="fit"):
         RandomEmbedding(dim=4, target_norm=1.0).featurize(train)
+
+
+def test_table_view_gathers_the_rows_featurize_copies(train):
+    emb = make_embedding("random", dim=8, seed=0, target_norm=1.0)
+    emb.fit(train)
+    other = _corpus([["John", "saw", "the", "river"], [], ["Paris"]])  # an unseen word, an empty item
+    copied, viewed = emb.featurize(other), emb.table_view(other)
+    np.testing.assert_array_equal(viewed.offsets, copied.offsets)
+    assert viewed.vectors.shape == copied.vectors.shape and viewed.dim == copied.dim
+    rows = np.array([[0, 1, 2], [3, 4, 0]])  # a padded batch's gather, as the trainers do it
+    np.testing.assert_array_equal(viewed.vectors[rows], copied.vectors[rows])
+    assert viewed.vectors.base is emb.matrix  # a view over the table, no copy
+    with pytest.raises(RuntimeError, match="fit"):
+        RandomEmbedding(dim=4, target_norm=1.0).table_view(train)
