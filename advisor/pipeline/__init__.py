@@ -8,7 +8,15 @@
 
 from __future__ import annotations
 
-from advisor.pipeline._execute import CellOutcome, WorkerState, train_cells, train_one, worker_count
+from advisor.pipeline._execute import (
+    CellOutcome,
+    DeferredFeatures,
+    Prelude,
+    WorkerState,
+    train_cells,
+    train_one,
+    worker_count,
+)
 from advisor.pipeline._plan import (
     GridExtension,
     RunPlan,
@@ -24,7 +32,9 @@ __all__ = [
     "ANALYSIS_STAGES",
     "CellOutcome",
     "CellSink",
+    "DeferredFeatures",
     "GridExtension",
+    "Prelude",
     "RunPlan",
     "Stage",
     "StageContext",
