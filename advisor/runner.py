@@ -13,10 +13,8 @@ show the same run. The order of work is what makes resume cheap and honest:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,8 +28,6 @@ from advisor.grid import Cell, GridPlan, profiles, subset_order
 from advisor.pipeline import (
     CellOutcome,
     CellSink,
-    DeferredFeatures,
-    Prelude,
     RunPlan,
     StageContext,
     plan_run,
@@ -260,121 +256,27 @@ def _start_cells(
     timings: dict[str, float],
     notify: Callable[[ProgressEvent], None],
 ) -> tuple[Iterator[CellOutcome], int]:
-    """Featurize what the pending cells need, open their child runs, and start the executor.
-
-    On CPU with local workers, the encoder pass runs beside the cheap families' first cells
-    (:func:`_encoder_prelude`) instead of before every cell.
-    """
-    n_workers = worker_count(settings.workers, plan.device, len(pending))
-    needed = [e for e in plan.grid.embeddings if any(c.embedding == e for c in pending)]
-    frozen = [c for c in pending if c.embedding in plan.grid.embeddings]
-    beside = _encoder_beside_cells(settings, plan, needed, frozen, n_workers)
-    now = [name for name in needed if name not in beside]
-    featurized = _featurize(now, plan.options, pending, splits, timings, notify)
+    """Featurize what the pending cells need, open their child runs, and start the executor."""
+    features = _featurize(plan.grid, pending, plan.options, splits, tracker, timings, notify)
     orders = {seed: subset_order(splits.train, seed) for seed in plan.grid.seeds}
-    features = {**featurized.features, **{n: DeferredFeatures(n, dict(plan.options[n])) for n in beside}}
     state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
     for cell in pending:
         tracker.child(
             cell.embedding, cell.seed, {"embedding": cell.embedding, **plan.options[cell.embedding]}
         )
-    if beside:
-        later = [c for c in frozen if c.embedding in beside]
-        prelude = _encoder_prelude(
-            beside, later, featurized, plan, n_workers, splits, tracker, timings, notify
-        )
-        cells = train_cells([c for c in frozen if c not in later], state, n_workers, prelude)
+    n_workers = worker_count(settings.workers, plan.device, len(pending))
+    frozen = [c for c in pending if c.embedding in plan.grid.embeddings]
+    if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
+        from advisor.backends import ray_train_cells
+
+        cells = ray_train_cells(frozen, state, settings.workers, settings.ray_address, plan.device)
     else:
-        _log_featurized(featurized, plan.options, splits, tracker, timings)
-        cells = _executor(settings, plan, frozen, state, n_workers)
+        cells = train_cells(frozen, state, n_workers)
     if len(frozen) < len(pending):  # the fine-tuned reference: in this process, after the rest
         from advisor.finetune import then_finetune
 
         cells = then_finetune(cells, pending, plan.options, splits)
     return cells, n_workers
-
-
-def _executor(
-    settings: RunSettings, plan: RunPlan, frozen: list[Cell], state: dict[str, Any], n_workers: int
-) -> Iterator[CellOutcome]:
-    if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
-        from advisor.backends import ray_train_cells
-
-        return ray_train_cells(frozen, state, settings.workers, settings.ray_address, plan.device)
-    return train_cells(frozen, state, n_workers)
-
-
-def _encoder_beside_cells(
-    settings: RunSettings, plan: RunPlan, needed: list[str], frozen: list[Cell], n_workers: int
-) -> list[str]:
-    """The encoder families to featurize while the cheap families' cells train ([]: first, as before).
-
-    Only where it pays: local CPU workers (a GPU encodes in seconds and trains in one process),
-    at least two of them, and cheap cells to train meanwhile.
-    """
-    if settings.backend != "local" or plan.device.startswith("cuda") or n_workers < 2:
-        return []
-    encoders = [name for name in needed if name in _ENCODER_FAMILIES]
-    if not any(cell.embedding not in _ENCODER_FAMILIES for cell in frozen):
-        return []
-    return encoders
-
-
-def _encoder_prelude(
-    names: list[str],
-    later: list[Cell],
-    featurized: _Featurized,
-    plan: RunPlan,
-    n_workers: int,
-    splits: DataSplits,
-    tracker: AnalysisTracker,
-    timings: dict[str, float],
-    notify: Callable[[ProgressEvent], None],
-) -> Prelude:
-    """The encoder pass in a background thread, on the cores the cheap cells leave free.
-
-    Half the workers train random and static meanwhile: on 2 cores the encoder gets one thread,
-    where two threads gave it only ~1.5x. Progress events are queued and shown by the caller's
-    thread, which also does all the logging once the cache entries are committed.
-    """
-    import queue
-    import threading
-
-    events: queue.Queue[ProgressEvent] = queue.Queue()
-    stop = threading.Event()
-    threads = max(1, (os.cpu_count() or 1) - max(1, n_workers // 2))
-
-    def queued(event: ProgressEvent) -> None:
-        if stop.is_set():  # the run was abandoned: end the encoder pass at this batch
-            raise KeyboardInterrupt
-        events.put(event)
-
-    def run() -> _Featurized:
-        with _torch_threads(threads):
-            return _featurize(names, plan.options, later, splits, timings, queued)
-
-    def then(encoded: _Featurized) -> None:
-        timings["featurize_beside_cells"] = sum(timings[f"featurize.{name}"] for name in names)
-        featurized.merge(encoded)
-        _log_featurized(featurized, plan.options, splits, tracker, timings)
-
-    def poll() -> None:
-        while not events.empty():
-            notify(events.get_nowait())
-
-    return Prelude(run=run, then=then, cells=later, poll=poll, stop=stop)
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[None]:
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _train(
@@ -449,21 +351,6 @@ def _finetune_extension(
 
 
 _FEATURIZE_ORDER = ("static", "random", "contextual", "distilled")  # static first: random matches its norm
-_ENCODER_FAMILIES = ("contextual", "distilled")  # the encoder pass (distilled reads contextual's cache)
-
-
-@dataclass
-class _Featurized:
-    """Features per embedding and what the parent run logs about them (logged once, together)."""
-
-    features: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, float] = field(default_factory=dict)
-    info: list[dict[str, Any]] = field(default_factory=list)
-
-    def merge(self, other: _Featurized) -> None:
-        self.features.update(other.features)
-        self.metrics.update(other.metrics)
-        self.info.extend(other.info)
 
 
 def _fit_embedding(
@@ -510,48 +397,37 @@ def _embedding_info(name: str, embedding: Any) -> dict[str, Any]:
 
 
 def _featurize(
-    names: list[str],
-    options: dict[str, dict[str, Any]],
+    plan: GridPlan,
     pending: list[Cell],
+    options: dict[str, dict[str, Any]],
     splits: DataSplits,
+    tracker: AnalysisTracker,
     timings: dict[str, float],
     notify: Callable[[ProgressEvent], None],
-) -> _Featurized:
-    """Featurize train/dev/test once per embedding in ``names`` (compute only: nothing is logged)."""
-    done = _Featurized()
-    static_norm = None
+) -> dict[str, tuple[Any, Any, Any]]:
+    """Featurize train/dev/test once per embedding that still has pending cells."""
+    needed = [e for e in plan.embeddings if any(c.embedding == e for c in pending)]
+    features: dict[str, Any] = {}
+    info, metrics, static_norm = [], {}, None
     n_items = len(splits.train) + len(splits.dev) + len(splits.test)
-    for name in sorted(names, key=_FEATURIZE_ORDER.index):
+    for name in sorted(needed, key=_FEATURIZE_ORDER.index):
         notify(ProgressEvent("featurize", message=f"featurizing with {name}"))
         t0 = time.perf_counter()
         opts = dict(options[name])
         if name == "random" and static_norm is not None and "target_norm" not in opts:
             opts["target_norm"] = static_norm
-        done.features[name], embedding, encode_seconds = _fit_embedding(name, opts, pending, splits, notify)
+        features[name], embedding, encode_seconds = _fit_embedding(name, opts, pending, splits, notify)
         seconds = time.perf_counter() - t0
         if name == "static":
             static_norm = float(embedding.mean_norm)
-        timings[f"featurize.{name}"] = done.metrics[f"featurize_seconds.{name}"] = seconds
+        timings[f"featurize.{name}"] = metrics[f"featurize_seconds.{name}"] = seconds
         if math.isfinite(encode_seconds):
-            done.metrics[f"encode_seconds.{name}"] = encode_seconds
-        done.metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
-        done.info.append(_embedding_info(name, embedding))
-    return done
-
-
-def _log_featurized(
-    featurized: _Featurized,
-    options: dict[str, dict[str, Any]],
-    splits: DataSplits,
-    tracker: AnalysisTracker,
-    timings: dict[str, float],
-) -> None:
-    """The parent's featurize metrics and embedding table, then how contextual the encoder is."""
-    tracker.log_parent_metrics(featurized.metrics)
-    tracker.log_parent_params_once({"embedding_info": json.dumps(featurized.info, default=str)})
-    if (
-        "contextual" in featurized.features
-    ):  # how contextual the encoder is on this data (advisor.contextuality)
+            metrics[f"encode_seconds.{name}"] = encode_seconds
+        metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
+        info.append(_embedding_info(name, embedding))
+    tracker.log_parent_metrics(metrics)
+    tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
+    if "contextual" in features:  # how contextual the encoder is on this data (advisor.contextuality)
         from advisor.contextuality import run_contextuality_stage
 
         timings["contextuality"] = run_contextuality_stage(
@@ -561,6 +437,7 @@ def _log_featurized(
             tracker.parent_id,
             tracker.log_parent_params_once,
         )
+    return features
 
 
 def _has_analysis(tracker: AnalysisTracker) -> bool:

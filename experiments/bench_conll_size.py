@@ -83,18 +83,12 @@ def cpu_seconds() -> float:
 
 
 def stage_shares(timings: dict[str, float], wall: float) -> dict[str, float]:
-    """Share of wall time per stage; training is the pool's wall time, not the sum over workers.
-
-    The encoder pass runs beside the first cells on a multi-core CPU: that part is its own row and
-    is taken out of both featurize and train, so the shares still add up to the wall time.
-    """
-    beside = timings.get("featurize_beside_cells", 0.0)
+    """Share of wall time per stage; training is the pool's wall time, not the sum over workers."""
     featurize = sum(v for k, v in timings.items() if k.startswith("featurize."))
     stages = {
         "read": timings.get("read", 0.0),
-        "featurize": featurize - beside,
-        "encode beside cells": beside,
-        "train": timings.get("train_wall", 0.0) - beside,
+        "featurize": featurize,
+        "train": timings.get("train_wall", 0.0),
         "analysis": timings.get("analysis", 0.0),
     }
     stages["other"] = max(0.0, wall - sum(stages.values()))

@@ -8,15 +8,7 @@
 
 from __future__ import annotations
 
-from advisor.pipeline._execute import (
-    CellOutcome,
-    DeferredFeatures,
-    Prelude,
-    WorkerState,
-    train_cells,
-    train_one,
-    worker_count,
-)
+from advisor.pipeline._execute import CellOutcome, WorkerState, train_cells, train_one, worker_count
 from advisor.pipeline._plan import (
     GridExtension,
     RunPlan,
@@ -32,9 +24,7 @@ __all__ = [
     "ANALYSIS_STAGES",
     "CellOutcome",
     "CellSink",
-    "DeferredFeatures",
     "GridExtension",
-    "Prelude",
     "RunPlan",
     "Stage",
     "StageContext",

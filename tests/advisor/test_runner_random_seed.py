@@ -12,6 +12,14 @@ from advisor.runner import _featurize
 from tests.advisor.test_runner import write_ner
 
 
+class _NoTracker:
+    """Featurization logs two things to MLflow; this test only looks at the tables."""
+
+    def log_parent_metrics(self, metrics: dict) -> None: ...
+
+    def log_parent_params_once(self, params: dict) -> None: ...
+
+
 def test_random_table_differs_between_seeds_and_repeats_for_the_same_seed(
     tmp_path: Path, tiny_vectors_file: Path
 ) -> None:
@@ -22,8 +30,8 @@ def test_random_table_differs_between_seeds_and_repeats_for_the_same_seed(
     options = {"random": {"dim": 8, "static_path": str(tiny_vectors_file)}}
 
     def tables() -> dict[int, np.ndarray]:
-        featurized = _featurize(plan.embeddings, options, plan.cells, splits, {}, lambda event: None)
-        return {seed: table.matrix.copy() for seed, table in featurized.features["random"].items()}
+        features = _featurize(plan, plan.cells, options, splits, _NoTracker(), {}, lambda event: None)
+        return {seed: table.matrix.copy() for seed, table in features["random"].items()}
 
     first, again = tables(), tables()
     assert sorted(first) == [0, 1]

@@ -40,13 +40,3 @@ def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
         sentences = bench.read_conll_sentences(paths[part])
         assert len(sentences) == n
         assert len({tuple(t for t, _ in s) for s in sentences}) == n
-
-
-def test_stage_shares_count_the_encoder_beside_the_cells_once() -> None:
-    bench = _load_bench()
-    timings = {"read": 5.0, "featurize.static": 5.0, "featurize.contextual": 150.0,
-               "featurize_beside_cells": 150.0, "train_wall": 400.0, "analysis": 30.0}  # fmt: skip
-    shares = bench.stage_shares(timings, wall=450.0)
-    assert shares["encode beside cells"] == 150 / 450
-    assert shares["featurize"] == 5 / 450 and shares["train"] == 250 / 450
-    assert abs(sum(shares.values()) - 1.0) < 1e-12
