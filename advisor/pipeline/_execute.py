@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import time
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,12 +59,12 @@ def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, A
     """
     splits = state["splits"]
     entry = state["features"][cell.embedding]
-    if isinstance(entry, dict):  # random: one table per seed, looked up here (cheap; memory per cell)
+    if isinstance(entry, dict):  # random: one table per seed; its rows are read per batch, never copied
         table = entry[cell.seed]
         return (
-            table.featurize(splits.train.subset(idx)),
-            table.featurize(splits.dev),
-            table.featurize(splits.test),
+            table.table_view(splits.train.subset(idx)),
+            table.table_view(splits.dev),
+            table.table_view(splits.test),
             None,
         )
     train_feats, dev_feats, test_feats = entry
@@ -96,8 +97,34 @@ def _train_in_worker(cell: Cell) -> CellOutcome:
     return train_one(cell, _STATE)
 
 
+class _InChildOrder:
+    """Hands outcomes on so that each child run (embedding, seed) gets its cells in grid order.
+
+    MLflow orders a metric's history by time, so a child's size-N cell must be logged after its
+    smaller ones even when two of them ran side by side and the larger finished first.
+    """
+
+    def __init__(self, cells: list[Cell]) -> None:
+        self._expected: dict[tuple[str, int], deque[Cell]] = {}
+        for cell in cells:
+            self._expected.setdefault((cell.embedding, cell.seed), deque()).append(cell)
+        self._held: dict[Cell, CellOutcome] = {}
+
+    def release(self, outcome: CellOutcome) -> list[CellOutcome]:
+        cell = outcome[0]
+        self._held[cell] = outcome
+        expected = self._expected[(cell.embedding, cell.seed)]
+        ready = []
+        while expected and expected[0] in self._held:
+            ready.append(self._held.pop(expected.popleft()))
+        return ready
+
+
 def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
-    """Yield (cell, result, seconds) as cells finish, ``n_workers`` in flight in grid order."""
+    """Yield (cell, result, seconds) as cells finish, ``n_workers`` in flight in grid order.
+
+    Each child run (embedding, seed) gets its outcomes in grid order (sizes ascending).
+    """
     if n_workers <= 1:
         for cell in cells:
             yield train_one(cell, state)
@@ -108,6 +135,7 @@ def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterat
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(n_workers, mp_context=context, initializer=_worker_init, initargs=(state,))
     finished_cleanly = False
+    in_order = _InChildOrder(cells)
     try:
         queue = list(cells)
         running = {pool.submit(_train_in_worker, queue.pop(0)) for _ in range(min(n_workers, len(queue)))}
@@ -117,7 +145,7 @@ def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterat
                 # Keep exactly n_workers cells in flight, in grid order (sizes ascending).
                 if queue:
                     running.add(pool.submit(_train_in_worker, queue.pop(0)))
-                yield future.result()
+                yield from in_order.release(future.result())
         finished_cleanly = True
     finally:
         if not finished_cleanly:  # error or Ctrl-C: stop the workers now, not after their current cell
