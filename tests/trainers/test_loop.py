@@ -222,3 +222,19 @@ def test_batches_of_a_float16_layer_stack_are_cast_exactly_into_one_reused_block
     np.testing.assert_array_equal(
         second.vectors[:, 0].numpy(), stack[0:3].astype(np.float32).transpose(1, 0, 2)
     )
+
+
+def test_observed_transitions_are_the_tag_bigrams_within_items() -> None:
+    from trainers._loop import _observed_transitions, _Split
+
+    labels = ["B-LOC", "B-PER", "I-PER", "O"]
+    tags = [["B-PER", "I-PER", "O"], [], ["O", "B-LOC"], ["I-PER"], []]  # empty items, also last
+    lengths = [len(t) for t in tags]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    corpus = Corpus(task="ner", tokens=[["w"] * n for n in lengths], labels=tags)
+    feats = TokenFeatures(vectors=np.zeros((sum(lengths), 2), dtype=np.float32), offsets=offsets)
+    split = _Split(feats, corpus, {label: i for i, label in enumerate(labels)}, casing=False)
+    expected = np.zeros((4, 4), dtype=bool)
+    for a, b in [("B-PER", "I-PER"), ("I-PER", "O"), ("O", "B-LOC")]:  # never across items
+        expected[labels.index(a), labels.index(b)] = True
+    np.testing.assert_array_equal(_observed_transitions(split, labels), expected)
