@@ -6,18 +6,18 @@ an entity is an error, as strict scoring means. Beside it: ``repaired_f1`` (stri
 :func:`repair_iob2`, what a post-processing step would give) and the conlleval-style F1 (seqeval
 default mode, which accepts an entity started by a stray I-) so numbers compare with older papers.
 
-The strict scores are counted here, not by seqeval: early stopping scores the full dev set every
-epoch of every cell, and seqeval's token objects cost ~0.3 s per CoNLL-size dev pass (~0.03 s here),
-~130 CPU s over a 45-cell default grid (measured unprofiled; pyinstrument inflated it ~10x). The
-entity rules and the precision / recall / F1 arithmetic are seqeval's own (``IOB2`` patterns,
-``_prf_divide``, the same float operations in the same order), so the numbers are bit-for-bit equal
-(tested against seqeval); a tag outside ``O`` / ``B-*`` / ``I-*`` falls back to seqeval, errors included.
+The strict and the conlleval scores are counted here (``trainers._entities``, numpy over the whole
+corpus), not by seqeval: early stopping scores the full dev set every epoch of every cell
+(:class:`StrictF1` finds the gold entities once), and every cell scores its test predictions;
+walking the tags in Python cost ~20 % of a small cell. The entity rules and the precision / recall /
+F1 arithmetic are seqeval's own (``IOB2`` patterns, ``get_entities``, ``_prf_divide``, the same float
+operations in the same order), so the numbers are bit-for-bit equal (tested against seqeval); a tag
+outside ``O`` / ``B-*`` / ``I-*`` falls back to seqeval, errors included.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections import Counter
 from collections.abc import Sequence
 
 from seqeval.metrics import classification_report, f1_score
@@ -25,7 +25,9 @@ from seqeval.scheme import IOB2
 from sklearn.metrics import accuracy_score
 from sklearn.metrics import f1_score as sk_f1_score
 
-__all__ = ["classification_scores", "ner_scores", "repair_iob2", "strict_f1"]
+from trainers._entities import EntityCounter, is_plain_tag
+
+__all__ = ["StrictF1", "classification_scores", "ner_scores", "repair_iob2", "strict_f1"]
 
 
 def repair_iob2(tags: Sequence[str]) -> list[str]:
@@ -55,46 +57,12 @@ def _check_aligned(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]])
 
 
 def _plain_iob2(*corpora: Sequence[Sequence[str]]) -> bool:
-    """Every tag is ``O…``, ``B…`` or ``I…``: the tags the fast strict counter handles like seqeval."""
-    tags = {tag for corpus in corpora for seq in corpus for tag in seq}
-    return all(tag and tag[0] in "BIO" for tag in tags)
+    """Every tag is ``O…``, ``B…`` or ``I…``: the tags the fast counters handle like seqeval."""
+    return all(is_plain_tag(tag) for tag in {tag for corpus in corpora for seq in corpus for tag in seq})
 
 
-def _entity_type(tag: str) -> str:
-    return tag[1:].strip("-") or "_"  # seqeval's Token.tag
-
-
-def _iob2_entities(tags: Sequence[str]) -> list[tuple[int, int, str]]:
-    """Strict IOB2 entities ``(start, end, type)``: a B-X and the I-X that follow it (seqeval's rules)."""
-    entities = []
-    i, n = 0, len(tags)
-    while i < n:
-        if tags[i][0] != "B":
-            i += 1
-            continue
-        kind = _entity_type(tags[i])
-        end = i + 1
-        while end < n and tags[end][0] == "I" and _entity_type(tags[end]) == kind:
-            end += 1
-        entities.append((i, end, kind))
-        i = end
-    return entities
-
-
-def _strict_counts(
-    gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]
-) -> tuple[Counter[str], Counter[str], Counter[str]]:
-    """Per entity type: true positives, predicted, gold (what seqeval's strict mode counts)."""
-    tp: Counter[str] = Counter()
-    n_pred: Counter[str] = Counter()
-    n_true: Counter[str] = Counter()
-    for g, p in zip(gold, pred, strict=True):
-        true_entities = _iob2_entities(g)
-        pred_entities = true_entities if p == g else _iob2_entities(p)
-        n_true.update(kind for _, _, kind in true_entities)
-        n_pred.update(kind for _, _, kind in pred_entities)
-        tp.update(kind for _, _, kind in set(true_entities) & set(pred_entities))
-    return tp, n_pred, n_true
+def _lengths(tags: Sequence[Sequence[str]]) -> list[int]:
+    return [len(seq) for seq in tags]
 
 
 def _prf(tp: int, n_pred: int, n_true: int) -> tuple[float, float, float]:
@@ -109,11 +77,13 @@ def _strict_report(gold: list[list[str]], pred: list[list[str]]) -> dict[str, fl
     """Strict micro ``f1`` / ``precision`` / ``recall`` and ``f1_<TYPE>`` (types of gold or predictions)."""
     if not _plain_iob2(gold, pred):
         return _seqeval_strict_report(gold, pred)
-    tp, n_pred, n_true = _strict_counts(gold, pred)
-    precision, recall, f1 = _prf(sum(tp.values()), sum(n_pred.values()), sum(n_true.values()))
+    counter = EntityCounter(_lengths(gold), "strict")
+    gold_spans = counter.spans(gold)
+    tp, n_pred, n_true, kinds = counter.counts(gold_spans, counter.spans(pred))
+    precision, recall, f1 = _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))
     scores = {"f1": f1, "precision": precision, "recall": recall}
-    for kind in sorted(set(n_pred) | set(n_true)):
-        scores[f"f1_{kind}"] = _prf(tp[kind], n_pred[kind], n_true[kind])[2]
+    for i, kind in enumerate(kinds):
+        scores[f"f1_{kind}"] = _prf(int(tp[i]), int(n_pred[i]), int(n_true[i]))[2]
     return scores
 
 
@@ -145,7 +115,7 @@ def ner_scores(gold_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[
         "f1": report["f1"],
         "precision": report["precision"],
         "recall": report["recall"],
-        "conlleval_f1": float(f1_score(gold, pred, zero_division=0)),  # seqeval default mode
+        "conlleval_f1": _conlleval_f1(gold, pred),
     }
     repaired = [repair_iob2(tags) for tags in pred]
     scores["repaired_f1"] = scores["f1"] if repaired == pred else strict_f1(gold, repaired)
@@ -153,14 +123,41 @@ def ner_scores(gold_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[
     return scores
 
 
-def strict_f1(gold_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[str]]) -> float:
-    """Only the headline strict IOB2 micro-F1: what early stopping needs each epoch."""
-    gold, pred = list(gold_tags), list(pred_tags)
+def _conlleval_f1(gold: list[list[str]], pred: list[list[str]]) -> float:
+    """seqeval's default-mode micro-F1 (chunks as conlleval finds them), counted in one numpy pass."""
     if not _plain_iob2(gold, pred):
-        return float(f1_score(gold, pred, mode="strict", scheme=IOB2, zero_division=0))
-    _check_aligned(gold, pred)
-    tp, n_pred, n_true = _strict_counts(gold, pred)
-    return _prf(sum(tp.values()), sum(n_pred.values()), sum(n_true.values()))[2]
+        return float(f1_score(gold, pred, zero_division=0))
+    counter = EntityCounter(_lengths(gold), "conlleval")
+    gold_spans = counter.spans(gold)
+    tp, n_pred, n_true, _ = counter.counts(gold_spans, counter.spans(pred))
+    return _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))[2]
+
+
+def strict_f1(gold_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[str]]) -> float:
+    """Only the headline strict IOB2 micro-F1 (for one fixed gold corpus, :class:`StrictF1` is faster)."""
+    return StrictF1(gold_tags)(pred_tags)
+
+
+class StrictF1:
+    """Strict IOB2 micro-F1 of predictions against one gold corpus, whose entities are found once.
+
+    What early stopping calls after every epoch on the dev set: only the predictions' entities are
+    counted per call (~65k words: milliseconds).
+    """
+
+    def __init__(self, gold_tags: Sequence[Sequence[str]]) -> None:
+        self.gold = [list(tags) for tags in gold_tags]
+        self.plain = _plain_iob2(self.gold)
+        self.counter = EntityCounter(_lengths(self.gold), "strict")
+        self.gold_spans = self.counter.spans(self.gold) if self.plain else None
+
+    def __call__(self, pred_tags: Sequence[Sequence[str]]) -> float:
+        pred = list(pred_tags)
+        if self.gold_spans is None or not _plain_iob2(pred):
+            return float(f1_score(self.gold, pred, mode="strict", scheme=IOB2, zero_division=0))
+        _check_aligned(self.gold, pred)
+        tp, n_pred, n_true, _ = self.counter.counts(self.gold_spans, self.counter.spans(pred))
+        return _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))[2]
 
 
 def classification_scores(gold: Sequence[str], pred: Sequence[str]) -> dict[str, float]:

@@ -16,7 +16,7 @@ import math
 import resource
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +27,7 @@ from trainers._classifier import make_classifier
 from trainers._config import TrainConfig, TrainResult
 from trainers._corpus import LabelledItems as Corpus
 from trainers._errors import T201, T202, T203, T204, T205
-from trainers._evaluate import classification_scores, ner_scores, strict_f1
+from trainers._evaluate import StrictF1, classification_scores, ner_scores
 from trainers._features import RowView, TokenFeatures, offsets_from_lengths
 from trainers._mix import ScalarMix, layer_norms
 from trainers._tagger import BiLSTMTagger, casing_ids
@@ -263,10 +263,11 @@ class _Model:
             return ner_scores(corpus.labels, predictions)
         return classification_scores(corpus.labels, predictions)
 
-    def primary_score(self, corpus: Corpus, predictions: list) -> float:
+    def primary_scorer(self, corpus: Corpus) -> Callable[[list], float]:
+        """The metric early stopping reads after every epoch; for NER the gold entities are found once."""
         if self.task == "ner":
-            return strict_f1(corpus.labels, predictions)
-        return classification_scores(corpus.labels, predictions)["accuracy"]
+            return StrictF1(corpus.labels)
+        return lambda predictions: classification_scores(corpus.labels, predictions)["accuracy"]
 
 
 def _check_inputs(pairs: dict[str, tuple[TokenFeatures, Corpus]]) -> None:
@@ -413,6 +414,7 @@ def _fit(model: _Model, train: _Split, dev: _Split, config: TrainConfig, device:
     best_score, best_loss = -1.0, float("inf")
     best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
     dev_history: list[float] = []
+    dev_score = model.primary_scorer(dev.corpus)
     epochs_since_best = 0
     started = time.perf_counter()
     for _epoch in range(config.max_epochs):
@@ -423,7 +425,7 @@ def _fit(model: _Model, train: _Split, dev: _Split, config: TrainConfig, device:
             loss.backward()
             optimizer.step()
         dev_out = model.predict(dev, _inference_batch(config), device, with_probs=False)
-        dev_history.append(model.primary_score(dev.corpus, dev_out.predictions))
+        dev_history.append(dev_score(dev_out.predictions))
         if _is_better(dev_history[-1], dev_out.loss, best_score, best_loss):
             best_score, best_loss = dev_history[-1], dev_out.loss
             best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
