@@ -20,7 +20,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-import numpy as np
 from seqeval.metrics import classification_report, f1_score
 from seqeval.scheme import IOB2
 from sklearn.metrics import accuracy_score
@@ -157,33 +156,7 @@ class StrictF1:
         if self.gold_spans is None or not _plain_iob2(pred):
             return float(f1_score(self.gold, pred, mode="strict", scheme=IOB2, zero_division=0))
         _check_aligned(self.gold, pred)
-        return self._f1(self.counter.spans(pred))
-
-    def score_ids(self, pred_ids: np.ndarray, offsets: np.ndarray, labels: Sequence[str]) -> float:
-        """The same F1 from the model's tag ids over the whole split (``labels[i]`` is id ``i``).
-
-        ``pred_ids``: one flat int array, item ``k`` is ``pred_ids[offsets[k]:offsets[k + 1]]``;
-        ``offsets`` has one more entry than items, starting at 0. No tag string is built per word.
-        """
-        ids = np.asarray(pred_ids, dtype=np.int64).ravel()
-        bounds = np.asarray(offsets, dtype=np.int64).ravel()
-        lengths = np.diff(bounds)
-        if len(bounds) == 0 or bounds[0] != 0 or bounds[-1] != len(ids) or (lengths < 0).any():
-            raise ValueError(f"offsets must rise from 0 to {len(ids)} (the number of ids)")
-        if not np.array_equal(lengths, self.counter.lengths):
-            raise ValueError(
-                f"{len(lengths)} predicted items with other lengths than the gold's {len(self.gold)}"
-            )
-        if len(ids) and (ids.min() < 0 or ids.max() >= len(labels)):
-            raise ValueError(f"tag ids outside 0..{len(labels) - 1}")
-        if self.gold_spans is None or not all(is_plain_tag(tag) for tag in labels):
-            tags = [labels[k] for k in ids.tolist()]
-            return self([tags[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)])
-        table = np.fromiter(map(self.counter.table.add, labels), dtype=np.int64, count=len(labels))
-        return self._f1(self.counter._spans_strict(table[ids]))
-
-    def _f1(self, pred_spans: np.ndarray) -> float:
-        tp, n_pred, n_true, _ = self.counter.counts(self.gold_spans, pred_spans)
+        tp, n_pred, n_true, _ = self.counter.counts(self.gold_spans, self.counter.spans(pred))
         return _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))[2]
 
 

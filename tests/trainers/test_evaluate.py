@@ -3,14 +3,13 @@ from __future__ import annotations
 import random
 import warnings
 
-import numpy as np
 import pytest
 from seqeval.metrics import classification_report
 from seqeval.metrics import f1_score as seqeval_f1
 from seqeval.scheme import IOB2
 
 from trainers import classification_scores, ner_scores, repair_iob2
-from trainers._evaluate import StrictF1, strict_f1
+from trainers._evaluate import strict_f1
 
 
 def test_ner_scores_strict_vs_conlleval_on_a_stray_inside_tag() -> None:
@@ -113,44 +112,3 @@ def test_strict_scores_equal_seqeval_bit_for_bit(seed: int) -> None:
 def test_strict_f1_falls_back_to_seqeval_for_other_schemes() -> None:
     with pytest.raises(ValueError):  # seqeval: E- is not an IOB2 prefix
         strict_f1([["B-PER", "E-PER"]], [["B-PER", "E-PER"]])
-
-
-def _as_ids(pred: list[list[str]], labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """What the model hands over: flat tag ids over the split and the items' offsets."""
-    ids = np.array([labels.index(tag) for seq in pred for tag in seq], dtype=np.int64)
-    return ids, np.cumsum([0] + [len(seq) for seq in pred])
-
-
-@pytest.mark.parametrize("seed", range(60))
-def test_strict_f1_from_tag_ids_equals_seqeval_bit_for_bit(seed: int) -> None:
-    """``StrictF1.score_ids`` (numpy over ids) gives seqeval's strict F1 and ``strict_f1`` exactly."""
-    rng = random.Random(seed)
-    labels = sorted(set(TAGS) | {"B-A-B", "I-A-B", "B-", "I-"})
-    rng.shuffle(labels)  # ids in any order
-    gold = [
-        [rng.choice(labels) for _ in range(rng.choice([0, 1, 2, 5, 9]))] for _ in range(rng.randint(1, 30))
-    ]
-    scorer = StrictF1(gold)
-    for noise in (0.0, 0.15, 0.6):
-        pred = [[rng.choice(labels) if rng.random() < noise else tag for tag in seq] for seq in gold]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            expected = seqeval_f1(gold, pred, mode="strict", scheme=IOB2, zero_division=0)
-        assert scorer.score_ids(*_as_ids(pred, labels), labels) == expected
-        assert scorer(pred) == strict_f1(gold, pred) == expected
-
-
-def test_strict_f1_from_tag_ids_keeps_the_fallback_and_rejects_bad_shapes() -> None:
-    gold = [["B-PER", "I-PER"], [], ["O"]]
-    scorer = StrictF1(gold)
-    labels = ["O", "B-PER", "I-PER", "E-PER"]
-    with pytest.raises(ValueError, match="Invalid token is found: E-PER"):  # seqeval's own verdict
-        scorer.score_ids(np.array([1, 3, 0]), np.array([0, 2, 2, 3]), labels)
-    assert scorer.score_ids(np.array([1, 2, 0]), np.array([0, 2, 2, 3]), labels) == 1.0
-    assert scorer.score_ids(np.array([0, 2, 0]), np.array([0, 2, 2, 3]), labels) == 0.0  # stray I-
-    with pytest.raises(ValueError, match="other lengths"):
-        scorer.score_ids(np.array([1, 2, 0]), np.array([0, 1, 2, 3]), labels)
-    with pytest.raises(ValueError, match="offsets"):
-        scorer.score_ids(np.array([1, 2, 0]), np.array([1, 2, 2, 3]), labels)
-    with pytest.raises(ValueError, match="tag ids"):
-        scorer.score_ids(np.array([1, 2, 7]), np.array([0, 2, 2, 3]), labels)
