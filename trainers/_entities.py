@@ -1,10 +1,10 @@
 """Entity counts of whole tag corpora at once, with numpy: what early stopping scores every epoch.
 
-Early stopping scores the full dev set after every epoch of every cell (~400 times per default
-grid), and every cell scores its test predictions once. Walking the tags in Python (seqeval, or
-the strict counter of ``trainers._evaluate``) cost ~0.15 s per CoNLL-size dev pass and ~1 s per
-test scoring, ~20 % of a small cell. Here a corpus becomes one array of tag ids and its entities
-one array of integer keys ``(start, end, type)``; true positives are the keys both sides share.
+Early stopping scores the full dev set after every epoch of every cell (~430 times per default
+grid), and every cell scores its test predictions once. seqeval walks the tags in Python: 0.146 s
+per CoNLL-size dev pass (unprofiled), ~60 CPU s per grid. Here a corpus becomes one array of tag
+ids and its entities one array of ``(start, end, type)`` spans, compared as integer keys; true
+positives are the keys both sides share.
 
 Two entity rules, both seqeval's, for tags whose first letter is ``B``, ``I`` or ``O`` (anything
 else is left to seqeval by the caller):
@@ -21,7 +21,7 @@ same for gold and predictions of one corpus, so keys compare across the two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 
 import numpy as np
@@ -45,7 +45,7 @@ def _conlleval_type(tag: str) -> str:
 class _TagTable:
     """Tag string -> id, with each id's first letter and entity type id; grows with unseen tags."""
 
-    def __init__(self, type_of: object) -> None:
+    def __init__(self, type_of: Callable[[str], str]) -> None:
         self.type_of = type_of
         self.index: dict[str, int] = {}
         self.types: dict[str, int] = {}
@@ -56,7 +56,7 @@ class _TagTable:
         if tag not in self.index:
             self.index[tag] = len(self.prefix)
             self.prefix.append(tag[0])
-            kind = self.type_of(tag)  # type: ignore[operator]
+            kind = self.type_of(tag)
             self.type_ids.append(self.types.setdefault(kind, len(self.types)))
         return self.index[tag]
 
@@ -73,7 +73,7 @@ class _TagTable:
 
 
 class EntityCounter:
-    """Entities of tag sequences that all share one shape (the items' lengths), as integer keys."""
+    """Entities of tag sequences that all share one shape (the items' lengths), under one rule."""
 
     def __init__(self, lengths: Sequence[int] | np.ndarray, rule: str = "strict") -> None:
         if rule not in ("strict", "conlleval"):

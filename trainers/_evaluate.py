@@ -8,8 +8,9 @@ default mode, which accepts an entity started by a stray I-) so numbers compare 
 
 The strict and the conlleval scores are counted here (``trainers._entities``, numpy over the whole
 corpus), not by seqeval: early stopping scores the full dev set every epoch of every cell
-(:class:`StrictF1` finds the gold entities once), and every cell scores its test predictions;
-walking the tags in Python cost ~20 % of a small cell. The entity rules and the precision / recall /
+(:class:`StrictF1` finds the gold entities once), and every cell scores its test predictions
+(unprofiled, CoNLL-size proxy: strict F1 of a dev pass 0.146 s with seqeval, 0.005 s here; seqeval's
+default-mode F1 of the test set 0.09 s). The entity rules and the precision / recall /
 F1 arithmetic are seqeval's own (``IOB2`` patterns, ``get_entities``, ``_prf_divide``, the same float
 operations in the same order), so the numbers are bit-for-bit equal (tested against seqeval); a tag
 outside ``O`` / ``B-*`` / ``I-*`` falls back to seqeval, errors included.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
+import numpy as np
 from seqeval.metrics import classification_report, f1_score
 from seqeval.scheme import IOB2
 from sklearn.metrics import accuracy_score
@@ -65,6 +67,19 @@ def _lengths(tags: Sequence[Sequence[str]]) -> list[int]:
     return [len(seq) for seq in tags]
 
 
+def _entity_counts(
+    gold: list[list[str]], pred: list[list[str]], rule: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Per entity type under ``rule``: true positives, predicted, gold, and the type names."""
+    counter = EntityCounter(_lengths(gold), rule)
+    gold_spans = counter.spans(gold)
+    return counter.counts(gold_spans, counter.spans(pred))
+
+
+def _micro_prf(tp: np.ndarray, n_pred: np.ndarray, n_true: np.ndarray) -> tuple[float, float, float]:
+    return _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))
+
+
 def _prf(tp: int, n_pred: int, n_true: int) -> tuple[float, float, float]:
     """seqeval's precision / recall / F1 (beta 1, zero_division 0), operation for operation."""
     precision = tp / n_pred if n_pred else 0.0
@@ -77,10 +92,8 @@ def _strict_report(gold: list[list[str]], pred: list[list[str]]) -> dict[str, fl
     """Strict micro ``f1`` / ``precision`` / ``recall`` and ``f1_<TYPE>`` (types of gold or predictions)."""
     if not _plain_iob2(gold, pred):
         return _seqeval_strict_report(gold, pred)
-    counter = EntityCounter(_lengths(gold), "strict")
-    gold_spans = counter.spans(gold)
-    tp, n_pred, n_true, kinds = counter.counts(gold_spans, counter.spans(pred))
-    precision, recall, f1 = _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))
+    tp, n_pred, n_true, kinds = _entity_counts(gold, pred, "strict")
+    precision, recall, f1 = _micro_prf(tp, n_pred, n_true)
     scores = {"f1": f1, "precision": precision, "recall": recall}
     for i, kind in enumerate(kinds):
         scores[f"f1_{kind}"] = _prf(int(tp[i]), int(n_pred[i]), int(n_true[i]))[2]
@@ -127,10 +140,8 @@ def _conlleval_f1(gold: list[list[str]], pred: list[list[str]]) -> float:
     """seqeval's default-mode micro-F1 (chunks as conlleval finds them), counted in one numpy pass."""
     if not _plain_iob2(gold, pred):
         return float(f1_score(gold, pred, zero_division=0))
-    counter = EntityCounter(_lengths(gold), "conlleval")
-    gold_spans = counter.spans(gold)
-    tp, n_pred, n_true, _ = counter.counts(gold_spans, counter.spans(pred))
-    return _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))[2]
+    tp, n_pred, n_true, _ = _entity_counts(gold, pred, "conlleval")
+    return _micro_prf(tp, n_pred, n_true)[2]
 
 
 def strict_f1(gold_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[str]]) -> float:
@@ -147,9 +158,8 @@ class StrictF1:
 
     def __init__(self, gold_tags: Sequence[Sequence[str]]) -> None:
         self.gold = [list(tags) for tags in gold_tags]
-        self.plain = _plain_iob2(self.gold)
         self.counter = EntityCounter(_lengths(self.gold), "strict")
-        self.gold_spans = self.counter.spans(self.gold) if self.plain else None
+        self.gold_spans = self.counter.spans(self.gold) if _plain_iob2(self.gold) else None
 
     def __call__(self, pred_tags: Sequence[Sequence[str]]) -> float:
         pred = list(pred_tags)
@@ -157,7 +167,7 @@ class StrictF1:
             return float(f1_score(self.gold, pred, mode="strict", scheme=IOB2, zero_division=0))
         _check_aligned(self.gold, pred)
         tp, n_pred, n_true, _ = self.counter.counts(self.gold_spans, self.counter.spans(pred))
-        return _prf(int(tp.sum()), int(n_pred.sum()), int(n_true.sum()))[2]
+        return _micro_prf(tp, n_pred, n_true)[2]
 
 
 def classification_scores(gold: Sequence[str], pred: Sequence[str]) -> dict[str, float]:
