@@ -18,6 +18,7 @@ _EXPORTS = {
     "BiLSTMPoolClassifier": "_classifier",
     "CNNClassifier": "_classifier",
     "CLASSIFIERS": "_config",
+    "PRECISIONS": "_config",
     "TrainConfig": "_config",
     "TrainResult": "_config",
     "LinearChainCRF": "_crf",
@@ -25,6 +26,7 @@ _EXPORTS = {
     "classification_scores": "_evaluate",
     "ner_scores": "_evaluate",
     "repair_iob2": "_evaluate",
+    "resolve_precision": "_precision",
     "fit_and_evaluate": "_loop",
     "FineTuneConfig": "_finetune",
     "FineTuner": "_finetune",
@@ -36,11 +38,12 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from trainers._classifier import BiLSTMPoolClassifier, CNNClassifier
-    from trainers._config import CLASSIFIERS, TrainConfig, TrainResult
+    from trainers._config import CLASSIFIERS, PRECISIONS, TrainConfig, TrainResult
     from trainers._crf import LinearChainCRF, iob2_allowed_transitions
     from trainers._evaluate import classification_scores, ner_scores, repair_iob2
     from trainers._finetune import FineTuneConfig, FineTuner, finetune_and_evaluate
     from trainers._loop import fit_and_evaluate
+    from trainers._precision import resolve_precision
     from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
 
 
@@ -59,6 +62,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "CASING_CLASSES",
     "CLASSIFIERS",
+    "PRECISIONS",
     "BiLSTMPoolClassifier",
     "BiLSTMTagger",
     "CNNClassifier",
@@ -74,4 +78,5 @@ __all__ = [
     "iob2_allowed_transitions",
     "ner_scores",
     "repair_iob2",
+    "resolve_precision",
 ]

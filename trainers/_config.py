@@ -24,6 +24,10 @@ CPU seconds per epoch incl. the dev pass, on a shared, heavily loaded 2-core mac
   callers run models side by side.
 - ``use_crf=False``: the CRF layer (Python loop over time steps) costs extra time per epoch;
   callers can switch it on.
+- ``precision="auto"``: the downstream model computes in bfloat16 (autocast; fp32 weights, loss,
+  optimizer and scalar mix) where the CPU has native bf16 (AVX512-BF16 or AMX), float32 elsewhere;
+  see :mod:`trainers._precision`. ``advisor`` resolves it before a run, so the resolved value is
+  logged and a run is never resumed in another precision.
 """
 
 from __future__ import annotations
@@ -33,9 +37,11 @@ from typing import Any, Literal
 
 from trainers._errors import T101, T102
 
-__all__ = ["CLASSIFIERS", "TrainConfig", "TrainResult"]
+__all__ = ["CLASSIFIERS", "PRECISIONS", "TrainConfig", "TrainResult"]
 
 CLASSIFIERS: tuple[str, ...] = ("cnn", "bilstm")
+#: How the downstream model computes: "auto" picks bfloat16 on CPUs with native bf16, else float32.
+PRECISIONS: tuple[str, ...] = ("auto", "float32", "bfloat16")
 
 
 @dataclass
@@ -56,6 +62,7 @@ class TrainConfig:
     casing_features: bool = True
     num_threads: int | None = 1
     mix_lr_factor: float = 10.0  # learning-rate multiplier of the scalar-mix weights (layer stacks only)
+    precision: str = "auto"
 
     def __post_init__(self) -> None:
         if self.classifier not in CLASSIFIERS:
@@ -75,6 +82,10 @@ class TrainConfig:
             raise T102(name="lr", requirement="be positive", value=self.lr)
         if not 0.0 <= self.dropout < 1.0:
             raise T102(name="dropout", requirement="be in [0, 1)", value=self.dropout)
+        if self.precision not in PRECISIONS:
+            raise T102(
+                name="precision", requirement=f"be one of {', '.join(PRECISIONS)}", value=self.precision
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,6 +111,7 @@ class TrainResult:
         float  # CPU: resident memory added while training + evaluating this model; GPU: torch peak
     )
     labels: list[str] = field(default_factory=list)
+    precision: str = "float32"  # what the downstream model computed in (resolved, never "auto")
     dev_history: list[float] = field(default_factory=list)
     layer_weights: list[float] = field(default_factory=list)  # scalar-mix softmax weights, layer 0 first
     mix_gamma: float = float("nan")  # scalar-mix scale; NaN when the features were not a layer stack
@@ -116,6 +128,7 @@ class TrainResult:
             "inference_ms_per_item": float(self.inference_ms_per_item),
             "n_params": int(self.n_params),
             "device": self.device,
+            "precision": self.precision,
             "peak_memory_mb": float(self.peak_memory_mb),
         }
         for name, value in self.scores.items():

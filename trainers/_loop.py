@@ -30,6 +30,7 @@ from trainers._errors import T201, T202, T203, T204, T205
 from trainers._evaluate import StrictF1, classification_scores, ner_scores
 from trainers._features import RowView, TokenFeatures, offsets_from_lengths
 from trainers._mix import ScalarMix, layer_norms
+from trainers._precision import autocast, resolve_precision
 from trainers._tagger import BiLSTMTagger, casing_ids
 
 __all__ = ["fit_and_evaluate"]
@@ -187,6 +188,7 @@ class _Model:
     def __init__(self, task: str, labels: list[str], dim: int, config: TrainConfig, train: _Split):
         self.task = task
         self.labels = labels
+        self.precision = resolve_precision(config.precision, config.device)
         stack = train.feats.vectors
         self.mix = ScalarMix(stack.shape[1], layer_norms(stack)) if stack.ndim == 3 else None
         if task == "ner":
@@ -212,12 +214,20 @@ class _Model:
                 mix=self.mix,
             )
 
+    def forward(self, batch: _Batch) -> torch.Tensor:
+        """Tag scores (NER) or logits, computed in the config's precision and returned as float32."""
+        with autocast(self.precision, batch.vectors.device):
+            if self.task == "ner":
+                out = self.net.emissions(batch.vectors, batch.casing, batch.mask)
+            else:
+                out = self.net(batch.vectors, batch.mask)
+        return out.float()
+
     def loss(self, batch: _Batch) -> torch.Tensor:
+        scores = self.forward(batch)
         if self.task == "ner":
-            emissions = self.net.emissions(batch.vectors, batch.casing, batch.mask)
-            return self.net.loss(emissions, batch.targets, batch.mask)
-        logits = self.net(batch.vectors, batch.mask)
-        return nn.functional.cross_entropy(logits, batch.targets)
+            return self.net.loss(scores, batch.targets, batch.mask)
+        return nn.functional.cross_entropy(scores, batch.targets)
 
     @torch.no_grad()
     def predict(
@@ -235,7 +245,7 @@ class _Model:
         for items in split.inference_batches(batch_size):
             batch = split.batch(items, device)
             if self.task == "ner":
-                emissions = self.net.emissions(batch.vectors, batch.casing, batch.mask)
+                emissions = self.forward(batch)
                 weight = int(batch.mask.sum())
                 total_loss += float(self.net.loss(emissions, batch.targets, batch.mask)) * weight
                 paths, probs = self.net.decode(emissions, batch.mask, with_probs)
@@ -247,7 +257,7 @@ class _Model:
                     for row, item in enumerate(items.tolist()):
                         gold_probs[item] = p_gold[row, : int(split.lengths[item])].tolist()
             else:
-                logits = self.net(batch.vectors, batch.mask)
+                logits = self.forward(batch)
                 weight = len(items)
                 total_loss += float(nn.functional.cross_entropy(logits, batch.targets)) * weight
                 probs = logits.softmax(dim=-1)
@@ -515,6 +525,7 @@ def fit_and_evaluate(
         inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
         n_params=sum(p.numel() for p in model.net.parameters() if p.requires_grad),
         device=str(device),
+        precision=model.precision,
         peak_memory_mb=_peak_memory_mb(device, memory_baseline),
         labels=labels,
         dev_history=fitted.dev_history,

@@ -55,9 +55,10 @@ class ScalarMix(nn.Module):
 
     def forward(self, stack: torch.Tensor) -> torch.Tensor:
         """``(layers, …, dim) -> (…, dim)``: layer-first, so the mix is one matrix-vector product."""
-        weights = torch.softmax(self.logits, dim=0) * self.scale
-        mixed = weights @ stack.reshape(stack.shape[0], -1)
-        return self.gamma * mixed.reshape(stack.shape[1:])
+        with torch.autocast(device_type=stack.device.type, enabled=False):  # float32 under bf16 autocast
+            weights = torch.softmax(self.logits, dim=0) * self.scale
+            mixed = weights @ stack.reshape(stack.shape[0], -1)
+            return self.gamma * mixed.reshape(stack.shape[1:])
 
     @torch.no_grad()
     def weights(self) -> list[float]:
