@@ -83,6 +83,7 @@ class RunSettings:
     price_per_hour: float | None = None  # serving machine price: the verdict prices 1M items
     strict: bool = False  # items with a label but no text are an error instead of skipped
     backend: str = "local"  # where cells train: local worker processes or Ray (advisor.backends)
+    precision: str = "auto"  # downstream compute precision (trainers.PRECISIONS); resolved in the plan
     ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
     finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
     finetune_epochs: int | None = None  # its maximum epochs, early-stopped on dev (default 10)

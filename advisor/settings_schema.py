@@ -217,6 +217,14 @@ SETTINGS: tuple[Setting, ...] = (
     _s("force", "flag", ("--force",), "recompute cells that already finished", "tracking"),
     _s("device", "text", ("--device",), "cpu, cuda, cuda:1 … (default: a GPU when visible)", "compute"),
     _s(
+        "precision",
+        "text",
+        ("--precision",),
+        "what the downstream models compute in: auto (bfloat16 on CPUs with native bf16, else "
+        "float32), float32 or bfloat16; the frozen features are the same either way",
+        "compute",
+    ),
+    _s(
         "workers",
         "int",
         ("--workers",),
@@ -281,6 +289,7 @@ def choices_of(name: str) -> list[str] | None:
     from advisor.embeddings._contextual import POOLINGS
     from advisor.grid import profiles
     from advisor.vocabulary import embedding_choices, task_choices
+    from trainers._config import PRECISIONS
 
     registries = {
         "task": task_choices,
@@ -288,6 +297,7 @@ def choices_of(name: str) -> list[str] | None:
         "profile": profiles.names,
         "pooling": lambda: list(POOLINGS),
         "backend": lambda: list(BACKENDS),
+        "precision": lambda: list(PRECISIONS),
     }
     return registries[name]() if name in registries else None
 

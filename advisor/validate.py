@@ -34,6 +34,7 @@ __all__ = [
     "check_distill_layer",
     "check_experiment",
     "check_layer",
+    "check_precision",
     "check_static_file",
     "check_tags",
     "check_tracking_uri",
@@ -76,6 +77,7 @@ def validate_settings(settings: RunSettings) -> None:
     _check_finetune(settings)
     if settings.device is not None:
         check_device(settings.device)
+    check_precision(settings.precision)
     check_tracking_uri(settings.tracking_uri)
     from advisor.backends import check_backend
 
@@ -275,6 +277,14 @@ def _first_line(file: Path, limit: int = 1 << 20) -> str:
 
 
 # -- device ------------------------------------------------------------------------------------------
+
+
+def check_precision(precision: str) -> None:
+    """One of ``trainers.PRECISIONS``: checked before any model is loaded (trainers would raise late)."""
+    from trainers._config import PRECISIONS
+
+    if precision not in PRECISIONS:
+        raise E232(kind="precision", name=precision, choices=", ".join(PRECISIONS))
 
 
 def check_device(device: str) -> None:

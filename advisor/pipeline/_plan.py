@@ -152,7 +152,7 @@ def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] =
     """The run's plan from ``settings`` (``advisor.runner.RunSettings``) and the read ``splits``."""
     from dataclasses import replace
 
-    from trainers import TrainConfig
+    from trainers import TrainConfig, resolve_precision
 
     profile = profiles.get(settings.profile)
     grid = plan_grid(
@@ -164,7 +164,10 @@ def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] =
     for extend in extensions:
         grid = extend(settings, grid, options, device)
     train_config = TrainConfig(
-        max_epochs=settings.max_epochs or profile.max_epochs, patience=profile.patience, device=device
+        max_epochs=settings.max_epochs or profile.max_epochs,
+        patience=profile.patience,
+        device=device,
+        precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key
     )
     config_for_key = {
         k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")

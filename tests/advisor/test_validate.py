@@ -12,6 +12,7 @@ from advisor.runner import RunSettings, run_analysis
 from advisor.validate import (
     check_device,
     check_layer,
+    check_precision,
     check_static_file,
     check_tags,
     check_tracking_uri,
@@ -57,6 +58,15 @@ def test_device_cpu_passes_and_unknown_fails() -> None:
     check_device("cpu")
     with pytest.raises(ConfigError, match="unknown device"):
         check_device("warp-drive")
+
+
+def test_precision_choices_pass_and_unknown_fails() -> None:
+    for precision in ("auto", "float32", "bfloat16"):
+        check_precision(precision)
+    with pytest.raises(
+        ConfigError, match=r"(?s)unknown precision 'half'.*choose one of: auto, float32, bfloat16"
+    ):
+        check_precision("half")
 
 
 def test_tracking_uri_schemes(tmp_path: Path) -> None:

@@ -58,6 +58,7 @@ OPTION_CASES: list[tuple[str, list[str], dict[str, str | bytes], str]] = [
     ("layer-mean-last-9", [*CONTEXTUAL, "--layer", "mean-last-9"], {}, "out of range"),
     ("layer-bogus", [*CONTEXTUAL, "--layer", "top"], {}, "unknown layer 'top'"),
     ("pooling-bogus", [*CONTEXTUAL, "--pooling", "max"], {}, "unknown pooling 'max'"),
+    ("precision-bogus", ["--precision", "fp8"], {}, "unknown precision 'fp8'"),
     (
         "contextual-missing-dir",
         ["--embeddings", "contextual", "--contextual", "/nonexistent/model"],
