@@ -7,7 +7,9 @@ describing an ideal.
 
 from __future__ import annotations
 
+import json
 import math
+from typing import Any
 
 from advisor.analysis import Analysis
 from advisor.verdict._efficiency import HIERARCHICAL
@@ -55,6 +57,26 @@ def _slices(rec: Recommendation) -> str | None:
     )
 
 
+def _training(analysis: Analysis) -> str | None:
+    """The downstream model every embedding shares, and what it computed in (older runs: float32)."""
+    raw = (analysis.params or {}).get("train_config")
+    if not raw:
+        return None
+    config: dict[str, Any] = json.loads(raw) if isinstance(raw, str) else dict(raw)
+    if analysis.task == "ner":
+        model = f"a BiLSTM tagger (hidden {config.get('hidden')}{', CRF' if config.get('use_crf') else ''})"
+    else:
+        model = f"a {str(config.get('classifier', 'cnn')).upper()} classifier (hidden {config.get('hidden')})"
+    precision = config.get("precision", "float32")
+    rounding = " (activations rounded to bfloat16; weights, loss and optimizer in float32)"
+    return (
+        f"Downstream model: the same for every embedding, on frozen features: {model}, batch "
+        f"{config.get('batch_size')}, learning rate {config.get('lr')}, dropout {config.get('dropout')}, at most "
+        f"{config.get('max_epochs')} epochs, early-stopped on dev (patience {config.get('patience')}); computed "
+        f"in {precision}{rounding if precision == 'bfloat16' else ''}."
+    )
+
+
 def _costs(rec: Recommendation) -> str | None:
     if rec.costs is None:
         return None
@@ -86,6 +108,6 @@ def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
         "Random baseline: one random circulant table per training seed, drawn from the seed, so the seed "
         "spread includes the draw of the table."
     )
-    notes += [n for n in (_slices(rec), _costs(rec)) if n]
+    notes += [n for n in (_training(analysis), _slices(rec), _costs(rec)) if n]
     notes.append(f"Gain model: {FIT_SCHEME}.")
     return notes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from advisor.verdict import ItemScores, Thresholds, analysis_from_item_scores, recommend
@@ -22,3 +24,23 @@ def test_method_notes_follow_the_run(make_case) -> None:
     assert any(n.startswith("Gain model: cross-fitted on the test split") for n in notes)
     older = make_case("use contextual", noise=0.001)  # no per-item scores: seeds only, and it says so
     assert "intervals are over seeds only" in method_notes(older, recommend(older))[0]
+
+
+def test_method_notes_state_the_downstream_model_and_its_precision(make_case) -> None:
+    from dataclasses import replace
+
+    case = make_case("use contextual", noise=0.001)
+    config = {"hidden": 64, "batch_size": 64, "lr": 0.005, "dropout": 0.3, "max_epochs": 10, "patience": 2}
+    for stored, said in [
+        ("bfloat16", "computed in bfloat16 (activations rounded"),
+        (None, "computed in float32."),
+    ]:
+        logged = (
+            config if stored is None else {**config, "precision": stored}
+        )  # None: a run from before --precision
+        analysis = replace(case, params={**case.params, "train_config": json.dumps(logged)})
+        training = [
+            n for n in method_notes(analysis, recommend(analysis)) if n.startswith("Downstream model")
+        ]
+        assert len(training) == 1 and said in training[0] and "at most 10 epochs" in training[0]
+    assert not any(n.startswith("Downstream model") for n in method_notes(case, recommend(case)))
