@@ -72,10 +72,21 @@ def write_data(task: str, folder: Path) -> dict[str, str]:
     return {part: str(writer(folder / f"{part}.{ext}", n, i)) for i, (part, n) in enumerate(parts)}
 
 
-def settings_for(task: str, files: dict[str, str], bert: Path, vectors: Path, folder: Path, workers: int):
+def settings_for(
+    task: str,
+    files: dict[str, str],
+    bert: Path,
+    vectors: Path,
+    folder: Path,
+    workers: int,
+    precision: str | None = None,
+):
+    """The grid's settings; ``precision`` is left out when None (the starting commit had no such setting)."""
     from advisor.runner import RunSettings
 
+    extra = {} if precision is None else {"precision": precision}
     return RunSettings(
+        **extra,
         data=files["train"],
         task=task,
         dev=files["dev"],
@@ -96,7 +107,9 @@ def settings_for(task: str, files: dict[str, str], bert: Path, vectors: Path, fo
     )
 
 
-def grid_scores(task: str, bert: Path, vectors: Path, folder: Path, workers: int = 1) -> dict[str, float]:
+def grid_scores(
+    task: str, bert: Path, vectors: Path, folder: Path, workers: int = 1, precision: str | None = None
+) -> dict[str, float]:
     """``{"embedding/size/seed": score}`` of every cell of the reference grid for ``task``."""
     from advisor.runner import run_analysis
 
@@ -108,7 +121,7 @@ def grid_scores(task: str, bert: Path, vectors: Path, folder: Path, workers: int
         if event.stage == "cell" and event.cell is not None:
             scores[f"{event.cell.embedding}/{event.cell.size}/{event.cell.seed}"] = float(event.score)
 
-    run_analysis(settings_for(task, files, bert, vectors, folder, workers), progress=collect)
+    run_analysis(settings_for(task, files, bert, vectors, folder, workers, precision), progress=collect)
     return dict(sorted(scores.items()))
 
 
