@@ -1,6 +1,6 @@
 """Benchmark (issue 17): a CoNLL-2003-size ``advisor run`` with the default profile, cold, then re-run.
 
-    python experiments/bench_conll_size.py [--data-dir ../shared/data/wnut17] [--profile default]
+    python experiments/bench_conll_size.py [--data-dir ../shared/data/wnut17] [--profile default] [--precision auto]
 
 CoNLL-2003 itself is not in ../shared/data, so a proxy of the same shape is built from WNUT-17:
 14,041 / 3,250 / 3,453 sentences (train / dev / test), cycling through WNUT-17's train, dev and
@@ -100,9 +100,11 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--profile", default="default")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--precision", default="auto", help="auto, float32 or bfloat16 (advisor --precision)")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from advisor.runner import RunSettings, run_analysis
+    from trainers import resolve_precision
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_proxy(args.data_dir, Path(tmp))
@@ -113,6 +115,7 @@ def main() -> None:
             test=str(paths["test"]),
             profile=args.profile,
             workers=args.workers,
+            precision=args.precision,
             tracking_uri=f"sqlite:///{tmp}/mlflow.db",
             cache_dir=str(Path(tmp) / "cache"),
         )
@@ -125,6 +128,7 @@ def main() -> None:
             print(f"{label} run wall: {wall:.0f} s" if label == "cold" else f"{label} wall: {wall:.1f} s")
         print_scores(outcome)
     print_table(rows, args.profile)
+    print(f"precision: {args.precision} (resolved: {resolve_precision(args.precision, rows[0][3].device)})")
 
 
 def print_scores(outcome: object) -> None:
