@@ -44,6 +44,7 @@ CHANGED: dict[str, Any] = {
     "tags": {"team": "nlp", "note": "a=b"},
     "force": True,
     "device": "cpu",
+    "precision": "float32",
     "workers": 3,
     "backend": "ray",
     "ray_address": "ray://head:10001",
