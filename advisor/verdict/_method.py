@@ -59,10 +59,10 @@ def _slices(rec: Recommendation) -> str | None:
 
 def _training(analysis: Analysis) -> str | None:
     """The downstream model every embedding shares, and what it computed in (older runs: float32)."""
-    raw = (analysis.params or {}).get("train_config")
+    raw = (analysis.params or {}).get("train_config")  # MLflow params are strings: here, JSON
     if not raw:
         return None
-    config: dict[str, Any] = json.loads(raw) if isinstance(raw, str) else dict(raw)
+    config: dict[str, Any] = json.loads(raw)
     if analysis.task == "ner":
         model = f"a BiLSTM tagger (hidden {config.get('hidden')}{', CRF' if config.get('use_crf') else ''})"
     else:

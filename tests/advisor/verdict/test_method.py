@@ -31,13 +31,11 @@ def test_method_notes_state_the_downstream_model_and_its_precision(make_case) ->
 
     case = make_case("use contextual", noise=0.001)
     config = {"hidden": 64, "batch_size": 64, "lr": 0.005, "dropout": 0.3, "max_epochs": 10, "patience": 2}
-    for stored, said in [
-        ("bfloat16", "computed in bfloat16 (activations rounded"),
-        (None, "computed in float32."),
+    before_precision = config  # a run logged before --precision existed
+    for logged, said in [
+        ({**config, "precision": "bfloat16"}, "computed in bfloat16 (activations rounded"),
+        (before_precision, "computed in float32."),
     ]:
-        logged = (
-            config if stored is None else {**config, "precision": stored}
-        )  # None: a run from before --precision
         analysis = replace(case, params={**case.params, "train_config": json.dumps(logged)})
         training = [
             n for n in method_notes(analysis, recommend(analysis)) if n.startswith("Downstream model")
