@@ -35,7 +35,9 @@ DEFAULT_APP_PROFILE = "default"
 
 # Throughput on 2 CPU cores (measured: README and DESIGN), for the expected duration shown before Run.
 _ENCODER_ITEMS_PER_S = 150.0  # packaged MiniLM, sentences/s, cold feature cache
-_TRAIN_S_PER_ITEM_EPOCH = 0.0008  # downstream model, one worker
+_TRAIN_S_PER_ITEM_EPOCH = 0.0008  # downstream model, one worker, per item seen (dev passes included)
+_EXPECTED_EPOCHS = 15  # where early stopping typically ends a cell between its floor and ceiling
+_BATCH = 64  # trainers.TrainConfig.batch_size
 _FIXED_S = 30.0  # reading, serving pass, analysis, report
 
 
@@ -46,8 +48,9 @@ class Profile:
     name: str
     n_sizes: int  # powers of two below the full size: full, full/2, full/4, ...
     seeds: int
-    max_epochs: int
-    patience: int
+    max_steps: int  # the step ceiling of a cell (trainers._budget); reaching it while dev improves is flagged
+    min_steps: int  # the floor: no early stop before this many steps (capped at max_steps)
+    patience: int  # dev evaluations without improvement before a cell stops
     random_dim: int
     min_size: int = 32
     description: str = ""
@@ -56,14 +59,22 @@ class Profile:
 
 for _profile in (
     Profile(
-        "quick", n_sizes=3, seeds=2, max_epochs=8, patience=2, random_dim=300, description="a first look"
+        "quick",
+        n_sizes=3,
+        seeds=2,
+        max_steps=2000,
+        min_steps=400,
+        patience=4,
+        random_dim=300,
+        description="a first look",
     ),
     Profile(
         "default",
         n_sizes=5,
         seeds=3,
-        max_epochs=10,
-        patience=3,
+        max_steps=4000,
+        min_steps=600,
+        patience=5,
         random_dim=800,
         description="paper-style curves",
     ),
@@ -71,8 +82,9 @@ for _profile in (
         "thorough",
         n_sizes=7,
         seeds=5,
-        max_epochs=30,
-        patience=5,
+        max_steps=12000,
+        min_steps=1000,
+        patience=8,
         random_dim=800,
         description="tight intervals",
         finetune=("mid", "full"),
@@ -163,14 +175,20 @@ def subset_indices(order: np.ndarray, size: int) -> np.ndarray:
     return np.sort(order[:size])
 
 
-def estimate_seconds(plan: GridPlan, max_epochs: int, n_eval: int, workers: int = 2) -> float:
-    """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs.
+def expected_steps(size: int, profile: Profile, max_steps: int | None = None) -> int:
+    """Steps a cell of ``size`` items is expected to take: ~15 epochs, within the profile's floor and ceiling."""
+    ceiling = max_steps or profile.max_steps
+    epochs_steps = _EXPECTED_EPOCHS * -(-size // _BATCH)
+    return min(max(epochs_steps, min(profile.min_steps, ceiling)), ceiling)
 
-    Cells train at most ``max_epochs`` epochs (early stopping often ends sooner, so this leans long).
-    """
+
+def estimate_seconds(
+    plan: GridPlan, profile: Profile, n_eval: int, workers: int = 2, max_steps: int | None = None
+) -> float:
+    """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs."""
     encoder = (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S if "contextual" in plan.embeddings else 0.0
-    item_epochs = sum(c.size for c in plan.cells) * max_epochs
-    return encoder + item_epochs * _TRAIN_S_PER_ITEM_EPOCH / max(workers, 1) + _FIXED_S
+    item_steps = sum(expected_steps(c.size, profile, max_steps) for c in plan.cells) * _BATCH
+    return encoder + item_steps * _TRAIN_S_PER_ITEM_EPOCH / max(workers, 1) + _FIXED_S
 
 
 def _duration(seconds: float) -> str:
@@ -187,8 +205,7 @@ def expected_duration_text(settings: object) -> str:
     )  # type: ignore[attr-defined]
     profile = profiles.get(s.profile)  # type: ignore[attr-defined]
     plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)  # type: ignore[attr-defined]
-    epochs = s.max_epochs or profile.max_epochs  # type: ignore[attr-defined]
-    seconds = estimate_seconds(plan, epochs, len(splits.dev) + len(splits.test))
+    seconds = estimate_seconds(plan, profile, len(splits.dev) + len(splits.test), max_steps=s.max_steps)  # type: ignore[attr-defined]
     return (
         f"Expected duration: about {_duration(seconds)} for {len(plan.cells)} cells "
         f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds), "

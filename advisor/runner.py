@@ -70,7 +70,8 @@ class RunSettings:
     distill_layer: str | None = None
     static: str | None = None
     random_dim: int | None = None
-    max_epochs: int | None = None
+    max_steps: int | None = None  # the step ceiling of a cell (default from the profile)
+    patience: int | None = None  # dev evaluations without improvement before a cell stops
     workers: int | None = None
     tracking_uri: str | None = None
     experiment: str = DEFAULT_EXPERIMENT

@@ -129,7 +129,20 @@ SETTINGS: tuple[Setting, ...] = (
     _s("sizes", "ints", ("--sizes",), "training-set sizes, e.g. 100,200,400 (overrides the profile)", "grid"),
     _s("fractions", "floats", ("--fractions",), "fractions of the training set, e.g. 0.25,0.5,1", "grid"),
     _s("seeds", "int", ("--seeds",), "seeds per cell (default from the profile)", "grid"),
-    _s("max_epochs", "int", ("--max-epochs",), "training epochs per cell (default from the profile)", "grid"),
+    _s(
+        "max_steps",
+        "int",
+        ("--max-steps",),
+        "optimizer-step ceiling per cell; cells stop earlier when dev stops improving (default from the profile)",
+        "grid",
+    ),
+    _s(
+        "patience",
+        "int",
+        ("--patience",),
+        "dev evaluations without improvement before a cell stops (default from the profile)",
+        "grid",
+    ),
     _s(
         "contextual",
         "text",

@@ -109,10 +109,11 @@ def _at_least(value: int | None, minimum: int, option: str) -> None:
 
 
 def _check_numbers(settings: RunSettings) -> None:
-    """Grid and training numbers: sizes, fractions, seeds, workers, epochs, dimensions."""
+    """Grid and training numbers: sizes, fractions, seeds, workers, step budget, dimensions."""
     _at_least(settings.workers, 1, "--workers")
     _at_least(settings.seeds, 1, "--seeds")
-    _at_least(settings.max_epochs, 1, "max_epochs")
+    _at_least(settings.max_steps, 1, "--max-steps")
+    _at_least(settings.patience, 1, "--patience")
     _at_least(settings.random_dim, 1, "random_dim")
     if not 0 <= settings.split_seed <= _MAX_SEED:
         raise E211(option="--split-seed", requirement=f"lie in 0..{_MAX_SEED}, got {settings.split_seed}")

@@ -17,8 +17,9 @@ CPU seconds per epoch incl. the dev pass, on a shared, heavily loaded 2-core mac
 - ``hidden=64`` (per direction): halving it saves 20 % more time but costs 3 F1 points.
 - ``batch_size=64, lr=5e-3``: fewer, larger steps are cheaper per token on CPU; the higher
   learning rate compensates for fewer updates.
-- ``max_epochs=10, patience=2``: dev F1 on frozen features plateaus within ~10 epochs; callers
-  (the run profiles) override both.
+- ``max_steps``, ``min_steps``, ``patience``, ``eval_every``: the training budget in optimizer steps
+  with early stopping on dev (:mod:`trainers._budget`), the same rule for every embedding; callers
+  (the run profiles) set the ceiling and the patience.
 - ``num_threads=1``: these models are too small to gain from intra-op threads, and on a busy
   machine two threads made one LSTM step ~25x slower (measured); one thread per model also lets
   callers run models side by side.
@@ -48,8 +49,10 @@ PRECISIONS: tuple[str, ...] = ("auto", "float32", "bfloat16")
 class TrainConfig:
     """Hyper-parameters of the downstream model and its training loop (same for every embedding)."""
 
-    max_epochs: int = 10
-    patience: int = 2
+    max_steps: int = 4000  # ceiling: a cell that reaches it while dev still improves is under-trained
+    min_steps: int = 600  # floor: no patience stop before this many steps (small cells learn late)
+    patience: int = 5  # dev evaluations without improvement before stopping
+    eval_every: int | None = None  # steps between dev evaluations; None: one epoch clamped to [20, 100]
     batch_size: int = 64
     lr: float = 5e-3
     hidden: int = 64
@@ -68,7 +71,9 @@ class TrainConfig:
         if self.classifier not in CLASSIFIERS:
             raise T101(classifier=self.classifier, choices=", ".join(CLASSIFIERS))
         positive = {
-            "max_epochs": self.max_epochs,
+            "max_steps": self.max_steps,
+            "patience": self.patience,
+            "eval_every": self.eval_every or 1,
             "batch_size": self.batch_size,
             "hidden": self.hidden,
             "projection": self.projection,
@@ -76,8 +81,8 @@ class TrainConfig:
         for name, value in positive.items():
             if value < 1:
                 raise T102(name=name, requirement="be at least 1", value=value)
-        if self.patience < 0:
-            raise T102(name="patience", requirement="be >= 0", value=self.patience)
+        if not 0 <= self.min_steps <= self.max_steps:
+            raise T102(name="min_steps", requirement="lie in [0, max_steps]", value=self.min_steps)
         if not self.lr > 0:
             raise T102(name="lr", requirement="be positive", value=self.lr)
         if not 0.0 <= self.dropout < 1.0:
@@ -102,7 +107,7 @@ class TrainResult:
     dev_score: float
     predictions: list[Any]
     gold_probs: list[Any]
-    epochs: int
+    steps: int  # optimizer steps taken
     train_seconds: float
     inference_ms_per_item: float
     n_params: int
@@ -112,9 +117,19 @@ class TrainResult:
     )
     labels: list[str] = field(default_factory=list)
     precision: str = "float32"  # what the downstream model computed in (resolved, never "auto")
-    dev_history: list[float] = field(default_factory=list)
+    best_step: int = 0  # the step of the best dev score (whose weights were kept)
+    stopped_by: str = "patience"  # "patience" or "ceiling" (trainers._budget.STOPPED_BY)
+    eval_every: int = 0  # steps between dev evaluations
+    epochs: float = 0.0  # passes over the training set the steps amount to
+    dev_history: list[float] = field(default_factory=list)  # dev primary metric per evaluation
+    dev_steps: list[int] = field(default_factory=list)  # the optimizer step of each evaluation
     layer_weights: list[float] = field(default_factory=list)  # scalar-mix softmax weights, layer 0 first
     mix_gamma: float = float("nan")  # scalar-mix scale; NaN when the features were not a layer stack
+
+    @property
+    def under_trained(self) -> bool:
+        """Stopped at the step ceiling while dev was still improving (patience had not run out)."""
+        return self.stopped_by == "ceiling"
 
     def to_dict(self) -> dict[str, float | int | str]:
         """Flat scalars for MLflow: ``scores`` are prefixed ``eval_``, per-item lists are left out."""
@@ -123,7 +138,12 @@ class TrainResult:
             "primary_metric": self.primary_metric,
             "score": float(self.score),
             "dev_score": float(self.dev_score),
-            "epochs": int(self.epochs),
+            "steps": int(self.steps),
+            "best_step": int(self.best_step),
+            "stopped_by": self.stopped_by,
+            "under_trained": int(self.under_trained),
+            "eval_every": int(self.eval_every),
+            "epochs": float(self.epochs),
             "train_seconds": float(self.train_seconds),
             "inference_ms_per_item": float(self.inference_ms_per_item),
             "n_params": int(self.n_params),

@@ -169,7 +169,10 @@ class FineTuner:
     # -- training and prediction ------------------------------------------------------------------
 
     def fit(self, train: Any, dev: Any, rng: np.random.Generator) -> tuple[float, list[float], int]:
-        """Train with early stopping on dev; the best weights are kept. Returns (best dev score, history, epochs)."""
+        """Train with early stopping on dev; the best weights are kept.
+
+        Returns (best dev score, dev history per epoch, optimizer steps per epoch).
+        """
         c = self.config
         data, dev_data = self.encode(train), self.encode(dev)
         if self.task != "ner":
@@ -198,7 +201,7 @@ class FineTuner:
             elif len(history) - 1 - int(np.argmax(history)) > c.patience:
                 break
         self.model.load_state_dict(best_state)
-        return best, history, len(history)
+        return best, history, steps_per_epoch
 
     def _optimizer(self, total_steps: int) -> tuple[torch.optim.Optimizer, Any]:
         c = self.config
@@ -321,7 +324,7 @@ def finetune_and_evaluate(
         baseline = _start_memory_window(device)
         tuner = FineTuner(model, task, labels, config)
         started = time.perf_counter()
-        dev_score, history, epochs = tuner.fit(train, dev, rng)
+        dev_score, history, steps_per_epoch = tuner.fit(train, dev, rng)
         train_seconds = time.perf_counter() - started
         started = time.perf_counter()
         predictions, gold_probs = tuner.predict(evaluation)
@@ -343,12 +346,24 @@ def finetune_and_evaluate(
         dev_score=float(dev_score),
         predictions=predictions,
         gold_probs=gold_probs,
-        epochs=epochs,
+        steps=len(history) * steps_per_epoch,
+        best_step=(int(np.argmax(history)) + 1) * steps_per_epoch if history else 0,
+        stopped_by=_stopped_by(history, config),
+        eval_every=steps_per_epoch,
+        epochs=float(len(history)),
+        dev_history=history,
+        dev_steps=[(i + 1) * steps_per_epoch for i in range(len(history))],
         train_seconds=train_seconds,
         inference_ms_per_item=1000.0 * inference_seconds / max(len(evaluation.labels), 1),
         n_params=tuner.n_params,
         device=str(device),
         peak_memory_mb=_peak_memory_mb(device, baseline),
         labels=labels,
-        dev_history=history,
     )
+
+
+def _stopped_by(history: list[float], config: FineTuneConfig) -> str:
+    """ "ceiling" when all epochs ran and dev improved within the last ``patience`` + 1 of them."""
+    if len(history) < config.max_epochs:
+        return "patience"
+    return "ceiling" if len(history) - 1 - int(np.argmax(history)) <= config.patience else "patience"

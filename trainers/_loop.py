@@ -1,7 +1,8 @@
 """Train one downstream model on frozen features and score it on the evaluation set.
 
 Every embedding goes through exactly this loop with the same :class:`~trainers.TrainConfig`:
-Adam, early stopping on the dev-set primary metric (ties broken by dev loss), best weights kept,
+Adam for a budget of optimizer steps with early stopping on the dev-set primary metric (ties broken
+by dev loss, a floor and a ceiling of steps: :mod:`trainers._budget`), best weights kept,
 length-bucketed batches (sorted by length within chunks, chunks' batches shuffled) so padding is
 small, and a seed that makes a CPU run bit-for-bit repeatable. Features may be a float16 memmap:
 rows are gathered and converted per batch, never all at once. A contextual layer stack
@@ -23,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from trainers._budget import EarlyStopping, eval_interval
 from trainers._classifier import make_classifier
 from trainers._config import TrainConfig, TrainResult
 from trainers._corpus import LabelledItems as Corpus
@@ -405,49 +407,55 @@ def _parameter_groups(model: _Model, config: TrainConfig) -> list[dict]:
     ]
 
 
-def _is_better(score: float, loss: float, best_score: float, best_loss: float) -> bool:
-    return score > best_score or (score == best_score and loss < best_loss)
-
-
 @dataclass
 class _Fitted:
-    """What early-stopped training leaves: the best dev score, the dev curve and the time it took."""
+    """What early-stopped training leaves: the stopping record, the dev curve and the time it took."""
 
-    best_score: float
-    dev_history: list[float]
+    stopping: EarlyStopping
+    steps: int
+    stopped_by: str
+    eval_every: int
     train_seconds: float
 
 
+def _endless_batches(train: _Split, batch_size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Epoch after epoch of length-bucketed, shuffled batches (a fresh shuffle every epoch)."""
+    while True:
+        yield from train.training_batches(batch_size, rng)
+
+
+def _train_step(model: _Model, optimizer: torch.optim.Optimizer, batch: _Batch) -> None:
+    optimizer.zero_grad(set_to_none=True)
+    model.loss(batch).backward()
+    optimizer.step()
+
+
 def _fit(model: _Model, train: _Split, dev: _Split, config: TrainConfig, device: torch.device) -> _Fitted:
-    """Adam epochs with early stopping on the dev primary metric; the best weights are loaded back."""
+    """Adam steps with early stopping on the dev primary metric (``trainers._budget``); best weights kept."""
     rng = np.random.default_rng(config.seed)
     optimizer = torch.optim.Adam(_parameter_groups(model, config), lr=config.lr)
-    best_score, best_loss = -1.0, float("inf")
+    every = eval_interval(len(train), config.batch_size, config.eval_every)
+    stopping = EarlyStopping(config.patience, config.min_steps)
     best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
-    dev_history: list[float] = []
     dev_score = model.primary_scorer(dev.corpus)
-    epochs_since_best = 0
-    started = time.perf_counter()
-    for _epoch in range(config.max_epochs):
-        model.net.train()
-        for items in train.training_batches(config.batch_size, rng):
-            optimizer.zero_grad(set_to_none=True)
-            loss = model.loss(train.batch(items, device))
-            loss.backward()
-            optimizer.step()
+    batches = _endless_batches(train, config.batch_size, rng)
+    started, step, stopped_by = time.perf_counter(), 0, "ceiling"
+    model.net.train()
+    while step < config.max_steps:
+        _train_step(model, optimizer, train.batch(next(batches), device))
+        step += 1
+        if step % every and step < config.max_steps:
+            continue
         dev_out = model.predict(dev, _inference_batch(config), device, with_probs=False)
-        dev_history.append(dev_score(dev_out.predictions))
-        if _is_better(dev_history[-1], dev_out.loss, best_score, best_loss):
-            best_score, best_loss = dev_history[-1], dev_out.loss
+        model.net.train()
+        if stopping.observe(step, dev_score(dev_out.predictions), dev_out.loss):
             best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
-            epochs_since_best = 0
-        else:
-            epochs_since_best += 1
-            if epochs_since_best > config.patience:
-                break
+        if stopping.patience_ran_out(step):
+            stopped_by = "patience"
+            break
     train_seconds = time.perf_counter() - started
     model.net.load_state_dict(best_state)
-    return _Fitted(best_score, dev_history, train_seconds)
+    return _Fitted(stopping, step, stopped_by, every, train_seconds)
 
 
 def _inference_batch(config: TrainConfig) -> int:
@@ -517,10 +525,14 @@ def fit_and_evaluate(
         primary_metric=primary,
         score=float(scores[primary]),
         scores=scores,
-        dev_score=float(fitted.best_score),
+        dev_score=float(fitted.stopping.best_score),
         predictions=eval_out.predictions,
         gold_probs=eval_out.gold_probs,
-        epochs=len(fitted.dev_history),
+        steps=fitted.steps,
+        best_step=fitted.stopping.best_step,
+        stopped_by=fitted.stopped_by,
+        eval_every=fitted.eval_every,
+        epochs=fitted.steps * config.batch_size / max(len(train_corpus), 1),
         train_seconds=fitted.train_seconds,
         inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
         n_params=sum(p.numel() for p in model.net.parameters() if p.requires_grad),
@@ -528,7 +540,8 @@ def fit_and_evaluate(
         precision=model.precision,
         peak_memory_mb=_peak_memory_mb(device, memory_baseline),
         labels=labels,
-        dev_history=fitted.dev_history,
+        dev_history=fitted.stopping.history,
+        dev_steps=fitted.stopping.steps,
         layer_weights=model.mix.weights() if model.mix is not None else [],
         mix_gamma=float(model.mix.gamma.detach()) if model.mix is not None else float("nan"),
     )

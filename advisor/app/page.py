@@ -270,7 +270,7 @@ def _profile_text(name: str) -> str:
     profile = profiles.get(name)
     return (
         f"{name}: {profile.description} ({profile.n_sizes} sizes × "
-        f"{profile.seeds} seeds, ≤{profile.max_epochs} epochs)"
+        f"{profile.seeds} seeds, ≤{profile.max_steps:,} steps a model)"
     )
 
 
@@ -668,7 +668,7 @@ def layers_launcher(uri: str) -> None:
             names = profiles.names()
             cols = st.columns(4)
             profile = cols[0].selectbox(
-                "Profile (epochs, mid size)",
+                "Profile (step budget, mid size)",
                 names,
                 index=names.index(DEFAULT_APP_PROFILE),
                 key="layers_profile",

@@ -59,9 +59,11 @@ def layers_command(
     ] = None,
     seeds: Annotated[int, typer.Option("--seeds", help="seeds per layer")] = 2,
     profile: Annotated[
-        str, typer.Option("--profile", help="quick, default or thorough (epochs, grid)")
+        str, typer.Option("--profile", help="quick, default or thorough (step budget, grid)")
     ] = "default",
-    max_epochs: Annotated[int | None, typer.Option("--max-epochs", help="default from the profile")] = None,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", help="step ceiling per model (default from the profile)")
+    ] = None,
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
     ] = None,
@@ -86,7 +88,7 @@ def layers_command(
         size=size,
         seeds=seeds,
         profile=profile,
-        max_epochs=max_epochs,
+        max_steps=max_steps,
         cache_dir=str(cache_dir) if cache_dir else None,
         device=device,
         progress=lambda message: err_console.print(f"[dim]{escape(message)}[/]", highlight=False),

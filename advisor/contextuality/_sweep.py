@@ -40,7 +40,7 @@ LAYERS_MIX_TABLE = "analysis/layer_sweep_mix_weights.json"
 class LayerSweep:
     """One row per (layer, seed): layer is "0" … "L" or "mix"; scores on the [0, 1] scale."""
 
-    table: pd.DataFrame  # layer, seed, size, dev_score, test_score, epochs, train_seconds
+    table: pd.DataFrame  # layer, seed, size, dev_score, test_score, steps, under_trained, train_seconds
     mix_weights: pd.DataFrame  # seed, layer, weight (the mix rows' learned weights)
     task: str
     primary_metric: str
@@ -72,7 +72,7 @@ def layer_sweep(
     size: int | None = None,
     seeds: int = 2,
     profile: str = "default",
-    max_epochs: int | None = None,
+    max_steps: int | None = None,
     cache_dir: str | None = None,
     device: str | None = None,
     progress: Callable[[str], None] | None = None,
@@ -84,7 +84,12 @@ def layer_sweep(
     embedding = _all_layers_encoder(contextual, pooling, cache_dir, device)
     say(f"featurizing every layer with {embedding.model_ref}")
     features = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
-    config: dict[str, Any] = {"max_epochs": max_epochs or chosen.max_epochs, "patience": chosen.patience}
+    ceiling = max_steps or chosen.max_steps
+    config: dict[str, Any] = {
+        "max_steps": ceiling,
+        "min_steps": min(chosen.min_steps, ceiling),
+        "patience": chosen.patience,
+    }
     if device:
         config["device"] = device
     rows: list[dict[str, Any]] = []
@@ -162,7 +167,8 @@ def _sweep_one_seed(
                 "size": size,
                 "dev_score": result.dev_score,
                 "test_score": result.score,
-                "epochs": result.epochs,
+                "steps": result.steps,
+                "under_trained": result.under_trained,
                 "train_seconds": result.train_seconds,
             }
         )

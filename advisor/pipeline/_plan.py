@@ -163,9 +163,11 @@ def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] =
     options = {e: embedding_options(settings, e, random_dim, device) for e in grid.embeddings}
     for extend in extensions:
         grid = extend(settings, grid, options, device)
+    max_steps = settings.max_steps or profile.max_steps
     train_config = TrainConfig(
-        max_epochs=settings.max_epochs or profile.max_epochs,
-        patience=profile.patience,
+        max_steps=max_steps,
+        min_steps=min(profile.min_steps, max_steps),
+        patience=settings.patience or profile.patience,
         device=device,
         precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key
     )

@@ -32,6 +32,9 @@ def cell_metrics(result: Any, primary: str) -> dict[str, float]:
         "peak_memory_mb": result.peak_memory_mb,
         "n_params": result.n_params,
         "epochs": result.epochs,
+        "steps": result.steps,
+        "best_step": result.best_step,
+        "under_trained": float(result.under_trained),
         **{f"eval_{k}": v for k, v in result.scores.items() if k != primary},
         **{k: v for k, v in result.to_dict().items() if k.startswith("mix_")},
     }
@@ -90,7 +93,9 @@ class CellSink:
         self._add("evaluate", result.inference_ms_per_item * len(self.test) / 1000)
         t0 = time.perf_counter()
         frame = predictions_frame(self.task, self.test, result)
-        self.tracker.log_cell(cell.embedding, cell.size, cell.seed, cell_metrics(result, self.primary), frame)
+        history = list(zip(result.dev_steps, result.dev_history, strict=True))
+        metrics = cell_metrics(result, self.primary)
+        self.tracker.log_cell(cell.embedding, cell.size, cell.seed, metrics, frame, dev_history=history)
         self._add("logging", time.perf_counter() - t0)
         self.predictions[(cell.embedding, cell.size, cell.seed)] = result.predictions
         if getattr(result, "layer_weights", None):

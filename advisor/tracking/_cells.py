@@ -29,6 +29,9 @@ CELL_METRICS = (
     "peak_memory_mb",
     "n_params",
     "epochs",
+    "steps",  # optimizer steps the cell took
+    "best_step",  # the step of its best dev score (those weights were kept)
+    "under_trained",  # 1: stopped at the step ceiling while dev still improved
     "dev_score",
     "eval_repaired_f1",  # NER: strict F1 after repairing stray I- tags, shown beside the strict headline
 )

@@ -30,7 +30,7 @@ from advisor.tracking._store import (
 )
 from advisor.tracking._tables import read_json_table, write_json_table
 
-__all__ = ["AnalysisTracker", "environment_info"]
+__all__ = ["AnalysisTracker", "dev_history_key", "environment_info"]
 
 
 def environment_info() -> dict[str, str]:
@@ -75,6 +75,11 @@ def _flat(params: dict[str, Any]) -> dict[str, str]:
         text = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
         out[key] = text[:6000]
     return out
+
+
+def dev_history_key(size: int) -> str:
+    """The metric holding a cell's dev curve in its child run (one per size; step = optimizer step)."""
+    return f"dev_history.size_{size:07d}"
 
 
 @dataclass
@@ -244,15 +249,23 @@ class AnalysisTracker:
         seed: int,
         metrics: dict[str, float],
         predictions: pd.DataFrame | None = None,
+        dev_history: list[tuple[int, float]] | None = None,
     ) -> None:
-        """Predictions first, then metrics, ``score`` last (it marks the cell finished), then the cells table."""
+        """Predictions first, then metrics, ``score`` last (it marks the cell finished), then the cells table.
+
+        ``dev_history``: the cell's dev score per evaluation as ``(optimizer step, score)``, logged as
+        the metric :func:`dev_history_key` ``(size)`` with step = optimizer step.
+        """
         from mlflow.entities import Metric
 
         run_id = self._children[(embedding, seed)]
         if predictions is not None:
             log_table(self.client, run_id, predictions, f"predictions/size_{size:07d}.json")
         now = int(time.time() * 1000)
-        batch = [Metric(k, float(v), now, size) for k, v in metrics.items() if v is not None and k != "score"]
+        curve = [Metric(dev_history_key(size), float(v), now, int(s)) for s, v in dev_history or []]
+        batch = curve + [
+            Metric(k, float(v), now, size) for k, v in metrics.items() if v is not None and k != "score"
+        ]
         self.client.log_batch(run_id, metrics=batch)
         self.client.log_batch(run_id, metrics=[Metric("score", float(metrics["score"]), now, size)])
         self._finished.add((embedding, size, seed))

@@ -71,9 +71,20 @@ def _training(analysis: Analysis) -> str | None:
     rounding = " (activations rounded to bfloat16; weights, loss and optimizer in float32)"
     return (
         f"Downstream model: the same for every embedding, on frozen features: {model}, batch "
-        f"{config.get('batch_size')}, learning rate {config.get('lr')}, dropout {config.get('dropout')}, at most "
-        f"{config.get('max_epochs')} epochs, early-stopped on dev (patience {config.get('patience')}); computed "
-        f"in {precision}{rounding if precision == 'bfloat16' else ''}."
+        f"{config.get('batch_size')}, learning rate {config.get('lr')}, dropout {config.get('dropout')}; "
+        f"{_budget(config)}; computed in {precision}{rounding if precision == 'bfloat16' else ''}."
+    )
+
+
+def _budget(config: dict[str, Any]) -> str:
+    """The training rule: a step budget with early stopping on dev, the same for every embedding."""
+    every = config.get("eval_every")
+    cadence = f"every {every} steps" if every else "every epoch of the cell's training set (20-100 steps)"
+    return (
+        f"trained in optimizer steps, dev scored {cadence}, stopped once dev had not improved for "
+        f"{config.get('patience')} evaluations after at least {config.get('min_steps')} steps, at most "
+        f"{config.get('max_steps')} steps (a cell that reached the ceiling while dev still improved is flagged "
+        "under-trained); the best-on-dev weights are kept"
     )
 
 

@@ -36,7 +36,7 @@ def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> Ru
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         random_dim=16,
-        max_epochs=3,
+        max_steps=3,
         experiment="test",
         cache_dir=str(tmp_path / "cache"),
         device="cpu",

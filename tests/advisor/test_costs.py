@@ -23,7 +23,7 @@ def light(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSe
     return RunSettings(
         data=files["train"], task="ner", dev=files["dev"], test=files["test"],
         embeddings=["static", "contextual"], sizes=[30], seeds=1, profile="quick",
-        contextual=str(tiny_bert_dir), static=str(tiny_vectors_file), max_epochs=1, workers=1,
+        contextual=str(tiny_bert_dir), static=str(tiny_vectors_file), max_steps=1, workers=1,
         tracking_uri=f"sqlite:///{tmp_path}/cold.db", experiment="t", cache_dir=str(tmp_path / "cache"),
         device="cpu", difficulty=False,
     )  # fmt: skip

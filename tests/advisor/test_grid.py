@@ -66,7 +66,8 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     assert profile.seeds >= 3 and profile.n_sizes >= 4
     small = plan_grid(600, ["static", "contextual"], profile)
     large = plan_grid(6000, ["static", "contextual"], profile)
-    assert estimate_seconds(large, 10, 1000) > estimate_seconds(small, 10, 1000) > 0
+    assert estimate_seconds(large, profile, 1000) > estimate_seconds(small, profile, 1000) > 0
+    assert estimate_seconds(large, profile, 1000, max_steps=100) < estimate_seconds(large, profile, 1000)
     train = tmp_path / "train.csv"
     train.write_text(
         "text,label\n" + "".join(f"item {i} word,{'ab'[i % 2]}\n" for i in range(1000)), encoding="utf-8"
@@ -75,3 +76,12 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     assert (
         text.startswith("Expected duration: about ") and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text
     )
+
+
+def test_expected_steps_lie_between_the_floor_and_the_ceiling() -> None:
+    from advisor.grid import expected_steps
+
+    profile = profiles.get("default")
+    assert expected_steps(10, profile) == profile.min_steps  # a tiny cell still gets the floor
+    assert expected_steps(10**7, profile) == profile.max_steps
+    assert expected_steps(10**7, profile, max_steps=50) == 50  # an explicit ceiling caps the floor too

@@ -67,7 +67,7 @@ def settings(
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         random_dim=16,
-        max_epochs=3,
+        max_steps=3,
         tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
         experiment="test",
         cache_dir=str(tmp_path / "cache"),

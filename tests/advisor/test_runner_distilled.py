@@ -30,7 +30,7 @@ def test_distilled_runs_through_the_same_grid_and_serving_pass(
         profile="quick",
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
-        max_epochs=2,
+        max_steps=2,
         tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
         experiment="test",
         cache_dir=str(tmp_path / "cache"),

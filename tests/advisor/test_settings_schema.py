@@ -26,7 +26,8 @@ CHANGED: dict[str, Any] = {
     "sizes": [50, 100],
     "fractions": None,  # --sizes and --fractions exclude each other; fractions get their own case below
     "seeds": 2,
-    "max_epochs": 4,
+    "max_steps": 4,
+    "patience": 3,
     "contextual": "bert-base-cased",
     "layer": "mean-last-4",
     "pooling": "mean",

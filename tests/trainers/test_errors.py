@@ -63,7 +63,8 @@ def test_bad_training_settings_keep_their_messages_under_trainers_codes():
     assert str(unknown.value) == "[T101] unknown classifier 'svm'\n  hint: choose one of: cnn, bilstm"
     cases = {
         "[T102] hidden must be at least 1, got 0": {"hidden": 0},
-        "[T102] patience must be >= 0, got -1": {"patience": -1},
+        "[T102] patience must be at least 1, got 0": {"patience": 0},
+        "[T102] min_steps must lie in [0, max_steps], got 50": {"max_steps": 40, "min_steps": 50},
         "[T102] lr must be positive, got 0.0": {"lr": 0.0},
         "[T102] dropout must be in [0, 1), got 1.0": {"dropout": 1.0},
     }

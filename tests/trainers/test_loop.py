@@ -11,7 +11,16 @@ from advisor.features import TokenFeatures
 from trainers import TrainConfig, TrainResult, fit_and_evaluate
 
 DIM = 8
-FAST = {"max_epochs": 12, "patience": 3, "batch_size": 16, "lr": 1e-2, "hidden": 16, "projection": 16}
+FAST = {
+    "max_steps": 180,
+    "min_steps": 0,
+    "eval_every": 15,
+    "patience": 3,
+    "batch_size": 16,
+    "lr": 1e-2,
+    "hidden": 16,
+    "projection": 16,
+}
 
 
 def _ner_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
@@ -93,7 +102,8 @@ def test_tagger_learns_planted_entities(ner_splits, use_crf: bool) -> None:
         if use_crf:  # the CRF only follows observed transitions; softmax predictions are scored raw (strict)
             _assert_valid_iob2(pred)
     assert "repaired_f1" in result.scores
-    assert 1 <= result.epochs <= FAST["max_epochs"]
+    assert 1 <= result.steps <= FAST["max_steps"] and result.stopped_by in ("patience", "ceiling")
+    assert result.dev_steps == sorted(result.dev_steps) and len(result.dev_steps) == len(result.dev_history)
     assert result.n_params > 0 and result.train_seconds > 0 and result.inference_ms_per_item > 0
     assert result.peak_memory_mb > 0 and result.device == "cpu"
 
@@ -120,7 +130,7 @@ def test_classifiers_learn_planted_label(classify_splits, classifier: str) -> No
 )
 def test_same_seed_same_result(ner_splits, classify_splits, task: str, options: dict) -> None:
     splits = ner_splits if task == "ner" else classify_splits
-    small = {**options, "max_epochs": 3}
+    small = {**options, "max_steps": 45}
     first, second = _fit(splits, seed=7, **small), _fit(splits, seed=7, **small)
     assert first.predictions == second.predictions
     assert first.gold_probs == second.gold_probs
@@ -140,7 +150,7 @@ def test_float16_memmap_features_and_labels_only_in_eval(tmp_path: Path, classif
     eval_labels = list(ec.labels)
     eval_labels[0] = "unseen"
     eval_corpus = Corpus(task="classify", tokens=ec.tokens, labels=eval_labels)
-    config = TrainConfig(**{**FAST, "max_epochs": 2})
+    config = TrainConfig(**{**FAST, "max_steps": 30})
     result = fit_and_evaluate(memmapped, tc, df, dc, ef, eval_corpus, config)
     assert "unseen" in result.labels
     assert len(result.predictions) == len(ec)
@@ -151,7 +161,7 @@ def test_empty_items_are_scored(classify_splits) -> None:
     eval_feats = TokenFeatures.from_list([np.zeros((0, DIM), np.float32), np.ones((3, DIM), np.float32)])
     eval_corpus = Corpus(task="classify", tokens=[[], ["a", "b", "c"]], labels=["pos", "neg"])
     result = fit_and_evaluate(
-        tf, tc, df, dc, eval_feats, eval_corpus, TrainConfig(**{**FAST, "max_epochs": 1})
+        tf, tc, df, dc, eval_feats, eval_corpus, TrainConfig(**{**FAST, "max_steps": 15})
     )
     assert len(result.predictions) == 2
 
@@ -173,7 +183,7 @@ def test_bad_config_raises_config_error() -> None:
 
 
 def test_to_dict_is_flat_scalars(classify_splits) -> None:
-    result = _fit(classify_splits, max_epochs=1)
+    result = _fit(classify_splits, max_steps=15)
     flat = result.to_dict()
     assert flat["score"] == result.score and flat["eval_macro_f1"] == result.scores["macro_f1"]
     assert all(isinstance(v, int | float | str) for v in flat.values())
@@ -190,7 +200,7 @@ def test_train_items_view_equals_a_copied_subset(ner_splits, stacked: bool) -> N
             for f in (tf, df, ef)
         )
     items = np.random.default_rng(3).permutation(len(tc))[:150]
-    config = TrainConfig(**{**FAST, "max_epochs": 3, "seed": 5})
+    config = TrainConfig(**{**FAST, "max_steps": 45, "seed": 5})
     copied = fit_and_evaluate(tf.subset(items), tc.subset(items), df, dc, ef, ec, config)
     viewed = fit_and_evaluate(tf, tc.subset(items), df, dc, ef, ec, config, train_items=items)
     assert viewed.predictions == copied.predictions

@@ -13,7 +13,16 @@ from trainers import TrainConfig, fit_and_evaluate
 from trainers._mix import ScalarMix, layer_norms
 
 DIM, LAYERS, SIGNAL = 8, 4, 2
-FAST = {"max_epochs": 12, "patience": 12, "batch_size": 16, "lr": 1e-2, "hidden": 16, "projection": 16}
+FAST = {
+    "max_steps": 180,
+    "min_steps": 0,
+    "eval_every": 15,
+    "patience": 12,
+    "batch_size": 16,
+    "lr": 1e-2,
+    "hidden": 16,
+    "projection": 16,
+}
 
 
 def _stack(x: np.ndarray, rng: np.random.Generator, scale: np.ndarray) -> np.ndarray:
@@ -98,7 +107,7 @@ def test_two_dimensional_features_have_no_mix():
         dev_c,
         test.layer(SIGNAL),
         test_c,
-        TrainConfig(**{**FAST, "max_epochs": 1}),
+        TrainConfig(**{**FAST, "max_steps": 15}),
     )
     assert result.layer_weights == [] and "mix_gamma" not in result.to_dict()
 
@@ -106,4 +115,6 @@ def test_two_dimensional_features_have_no_mix():
 def test_stack_and_plain_splits_cannot_be_mixed():
     (train, train_c), (dev, dev_c) = _classify_data(20, 0), _classify_data(10, 1)
     with pytest.raises(InputError, match="layers, dim"):
-        fit_and_evaluate(train, train_c, dev.layer(0), dev_c, dev, dev_c, TrainConfig(max_epochs=1))
+        fit_and_evaluate(
+            train, train_c, dev.layer(0), dev_c, dev, dev_c, TrainConfig(max_steps=15, min_steps=0)
+        )

@@ -42,7 +42,7 @@ def test_layers_prints_each_layer_and_the_mix_and_logs_a_run(advisor_cli, data, 
 
     code, out, err = advisor_cli(
         "layers", data["train"], "--task", "ner", "--dev", data["dev"], "--test", data["dev"],
-        "--contextual", str(tiny_bert_dir), "--size", "16", "--seeds", "2", "--max-epochs", "2",
+        "--contextual", str(tiny_bert_dir), "--size", "16", "--seeds", "2", "--max-steps", "2",
         "--tracking-uri", data["uri"],
     )  # fmt: skip
     assert code == 0, err

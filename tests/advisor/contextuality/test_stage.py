@@ -42,7 +42,7 @@ def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> R
         profile="quick",
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
-        max_epochs=2,
+        max_steps=2,
         tracking_uri=f"sqlite:///{tmp_path}/mlflow.db",
         experiment="test",
         cache_dir=str(tmp_path / "cache"),

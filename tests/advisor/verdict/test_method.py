@@ -30,7 +30,15 @@ def test_method_notes_state_the_downstream_model_and_its_precision(make_case) ->
     from dataclasses import replace
 
     case = make_case("use contextual", noise=0.001)
-    config = {"hidden": 64, "batch_size": 64, "lr": 0.005, "dropout": 0.3, "max_epochs": 10, "patience": 2}
+    config = {
+        "hidden": 64,
+        "batch_size": 64,
+        "lr": 0.005,
+        "dropout": 0.3,
+        "max_steps": 4000,
+        "min_steps": 600,
+        "patience": 5,
+    }
     before_precision = config  # a run logged before --precision existed
     for logged, said in [
         ({**config, "precision": "bfloat16"}, "computed in bfloat16 (activations rounded"),
@@ -40,5 +48,6 @@ def test_method_notes_state_the_downstream_model_and_its_precision(make_case) ->
         training = [
             n for n in method_notes(analysis, recommend(analysis)) if n.startswith("Downstream model")
         ]
-        assert len(training) == 1 and said in training[0] and "at most 10 epochs" in training[0]
+        assert len(training) == 1 and said in training[0] and "at most 4000 steps" in training[0]
+        assert "after at least 600 steps" in training[0] and "5 evaluations" in training[0]
     assert not any(n.startswith("Downstream model") for n in method_notes(case, recommend(case)))
