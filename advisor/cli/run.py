@@ -148,7 +148,8 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
         for size in sizes:
             values = rows.loc[rows["size"] == size, "score"] * 100
             spread = values.std(ddof=1) if len(values) > 1 else 0.0
-            cells.append(f"{values.mean():.1f}±{spread:.1f}" if len(values) else "–")
+            mark = "*" if _under_trained(rows[rows["size"] == size]) else ""
+            cells.append(f"{values.mean():.1f}±{spread:.1f}{mark}" if len(values) else "–")
         scores.add_row(name, *cells)
         full = rows[rows["size"] == rows["size"].max()]
         measured = per_embedding.get(name, {})
@@ -161,7 +162,17 @@ def print_leaderboard(run_id: str, tracking_uri: str) -> None:
             _megabytes(measured.get("embedding_bytes")),
         )
     console.print(scores)
+    if "under_trained" in curves.columns and curves["under_trained"].fillna(0).any():
+        console.print(
+            "* under-trained: a seed stopped at the step ceiling while dev still improved; raise --max-steps",
+            highlight=False,
+        )
     console.print(costs)
+
+
+def _under_trained(cells: Any) -> bool:
+    """Whether any of these cells stopped at the step ceiling while dev still improved."""
+    return "under_trained" in cells.columns and bool(cells["under_trained"].fillna(0).any())
 
 
 def _megabytes(value: float | None) -> str:

@@ -196,6 +196,29 @@ def _slice_table(slices: pd.DataFrame | None) -> list[dict[str, Any]]:
     return at.to_dict("records")
 
 
+def _convergence_rows(rec: Recommendation) -> list[dict[str, Any]]:
+    """The convergence audit as display rows; empty for runs from before the step budget."""
+    if rec.convergence is None or rec.convergence.table.empty:
+        return []
+    return [
+        {
+            "embedding": r.embedding,
+            "size": f"{int(r.size):,}",
+            "seeds": int(r.seeds),
+            "steps": _num(r.steps, ",.0f"),
+            "best_step": _num(r.best_step, ",.0f"),
+            "under_trained": int(r.under_trained),
+            "flag": r.under_trained > 0,
+        }
+        for r in rec.convergence.table.itertuples()
+    ]
+
+
+def _ceiling_text(rec: Recommendation) -> str:
+    ceiling = rec.convergence.max_steps if rec.convergence is not None else None
+    return f"{ceiling:,}" if ceiling else "the profile's"
+
+
 def _context(
     analysis: Analysis, rec: Recommendation, figures: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
@@ -229,6 +252,8 @@ def _context(
         "cost_rows": cost_rows,
         "cost_size": rec.costs.size if rec.costs is not None else None,
         "slice_rows": _slice_table(analysis.slices),
+        "convergence_rows": _convergence_rows(rec),
+        "convergence_ceiling": _ceiling_text(rec),
         "overlap_rows": rec.overlap.to_dict("records") if rec.overlap is not None else [],
         "method_notes": method_notes(analysis, rec),
         "has_gap_figure": "difficulty_gaps" in figures,

@@ -20,6 +20,7 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.contextuality._describe import layer_caveats, layer_reasons
 from advisor.errors import ConfigError
+from advisor.verdict._convergence import ConvergenceAudit, convergence_audit, under_trained_caveat
 from advisor.verdict._cost import CostComparison, compare_costs
 from advisor.verdict._efficiency import (
     HIERARCHICAL,
@@ -262,6 +263,7 @@ class Recommendation:
     caveats: list[str] = field(default_factory=list)
     overlap: pd.DataFrame | None = None  # pairwise overlap of the metrics' difficult slices
     headroom: Headroom | None = None  # fine-tuned reference vs frozen contextual, when it ran
+    convergence: ConvergenceAudit | None = None  # steps and under-trained cells per (family, size)
 
     @property
     def carrying_slices(self) -> list[SliceFinding]:
@@ -314,6 +316,7 @@ class Recommendation:
                 "slices": [asdict(s) for s in self.slices],
                 "overlap": self.overlap.to_dict("records") if self.overlap is not None else [],
                 "headroom": self.headroom.to_dict() if self.headroom is not None else None,
+                "convergence": self.convergence.to_dict() if self.convergence is not None else None,
             }
         )
 
@@ -521,7 +524,7 @@ def _evidence_gates(analysis: Analysis, t: Thresholds, seeds_at_full: pd.Series)
 
 
 def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_from: int | None) -> None:
-    """A run judged below its largest size, or not finished, says so."""
+    """A run judged below its largest size, not finished, or with under-trained cells on its curves, says so."""
     if cut_from is not None:
         rec.caveats.append(
             f"judged at {analysis.full_size} items, the largest size every embedding finished with {t.min_seeds}+ "
@@ -529,6 +532,10 @@ def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_fro
         )
     if analysis.status not in (None, "FINISHED"):
         rec.caveats.append(f"the run's status is {analysis.status}: some cells may be missing")
+    rec.convergence = convergence_audit(analysis)
+    flag = under_trained_caveat(rec.convergence)
+    if flag is not None:
+        rec.caveats.insert(0, flag)
 
 
 def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds) -> ScoreGap:
