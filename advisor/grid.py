@@ -53,6 +53,7 @@ class Profile:
     patience: int  # dev evaluations without improvement before a cell stops
     random_dim: int
     min_size: int = 32
+    lr_grid: tuple[float, ...] = (1e-3, 3e-3, 1e-2)  # learning rates tried per family on dev (mid size)
     description: str = ""
     finetune: tuple[str, ...] = ()  # sizes of the fine-tuned reference (advisor.finetune): "full", "mid", N
 
@@ -100,6 +101,7 @@ class Cell:
     embedding: str
     size: int
     seed: int
+    lr: float | None = None  # a learning-rate trial (advisor.pipeline._tune); None: the family's chosen rate
 
 
 @dataclass(frozen=True)

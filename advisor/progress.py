@@ -1,7 +1,7 @@
 """Progress of a run by stage, worded once for the CLI and the app.
 
 The runner emits :class:`~advisor.runner.ProgressEvent` (stages ``read``, ``plan``, ``featurize``,
-``cell``, ``analysis``, ``done``). :func:`describe` turns one into the line both front ends show;
+``tune``, ``cell``, ``analysis``, ``done``). :func:`describe` turns one into the line both front ends show;
 :class:`ProgressFile` keeps the latest one in a small JSON file that the app polls instead of reading
 every metric history from MLflow; :class:`FeaturizeMeter` turns an encoder's batch callbacks into
 items/s and an ETA.
@@ -34,6 +34,7 @@ STAGES: dict[str, str] = {
     "read": "reading the data",
     "plan": "planning the grid",
     "featurize": "featurizing",
+    "tune": "choosing each family's learning rate on dev",
     "cell": "training cells",
     "analysis": "analysis: difficulty, figures and verdict",
     "done": "done",

@@ -26,14 +26,19 @@ from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
 from advisor.grid import Cell, GridPlan, profiles, subset_order
 from advisor.pipeline import (
+    LR_TAG,
+    TUNING_TABLE,
     CellOutcome,
     CellSink,
     RunPlan,
     StageContext,
+    choose_learning_rates,
+    known_rates,
     plan_run,
     run_stages,
     train_cells,
     train_one,
+    tuning_size,
     worker_count,
 )
 from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, resolve_tracking_uri
@@ -72,6 +77,7 @@ class RunSettings:
     random_dim: int | None = None
     max_steps: int | None = None  # the step ceiling of a cell (default from the profile)
     patience: int | None = None  # dev evaluations without improvement before a cell stops
+    lr: float | None = None  # one learning rate for every family; None: chosen on dev per family
     workers: int | None = None
     tracking_uri: str | None = None
     experiment: str = DEFAULT_EXPERIMENT
@@ -104,7 +110,7 @@ class RunSettings:
 class ProgressEvent:
     """What a progress display needs: cells done / total, the current cell, its result."""
 
-    stage: str  # "read" | "plan" | "featurize" | "cell" | "analysis" | "done" (see advisor.progress)
+    stage: str  # "read" | "plan" | "featurize" | "tune" | "cell" | "analysis" | "done" (advisor.progress)
     done: int = 0
     total: int = 0
     message: str = ""
@@ -268,17 +274,47 @@ def _start_cells(
         )
     n_workers = worker_count(settings.workers, plan.device, len(pending))
     frozen = [c for c in pending if c.embedding in plan.grid.embeddings]
-    if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
-        from advisor.backends import ray_train_cells
 
-        cells = ray_train_cells(frozen, state, settings.workers, settings.ray_address, plan.device)
-    else:
-        cells = train_cells(frozen, state, n_workers)
+    def execute(cells: list[Cell]) -> Iterator[CellOutcome]:
+        if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
+            from advisor.backends import ray_train_cells
+
+            return ray_train_cells(cells, state, settings.workers, settings.ray_address, plan.device)
+        return train_cells(cells, state, worker_count(settings.workers, plan.device, len(cells)))
+
+    state["lrs"] = _learning_rates(settings, plan, frozen, tracker, execute, notify)
+    cells = execute(frozen)
     if len(frozen) < len(pending):  # the fine-tuned reference: in this process, after the rest
         from advisor.finetune import then_finetune
 
         cells = then_finetune(cells, pending, plan.options, splits)
     return cells, n_workers
+
+
+def _learning_rates(
+    settings: RunSettings,
+    plan: RunPlan,
+    frozen: list[Cell],
+    tracker: AnalysisTracker,
+    execute: Callable[[list[Cell]], Iterator[CellOutcome]],
+    notify: Callable[[ProgressEvent], None],
+) -> dict[str, float]:
+    """Each frozen family's learning rate: ``--lr`` for all, the rate chosen earlier, or chosen now on dev."""
+    if settings.lr is not None:
+        return {e: settings.lr for e in plan.grid.embeddings}
+    rates = known_rates(tracker.tags)
+    todo = [e for e in dict.fromkeys(c.embedding for c in frozen) if e not in rates]
+    if not todo:
+        return rates
+    lr_grid = profiles.get(settings.profile).lr_grid
+    size = tuning_size(plan.grid)
+    notify(ProgressEvent("tune", message=f"{', '.join(todo)}: learning rates {lr_grid} at {size:,} items"))
+    chosen = choose_learning_rates(plan.grid, todo, lr_grid, execute)
+    tracker.log_table(chosen.table, TUNING_TABLE)
+    tracker.log_parent_tags({LR_TAG + e: repr(lr) for e, lr in chosen.rates.items()})
+    message = ", ".join(f"{e} {lr:g}" for e, lr in chosen.rates.items())
+    notify(ProgressEvent("tune", message=f"chosen on dev: {message}"))
+    return {**rates, **chosen.rates}
 
 
 def _train(

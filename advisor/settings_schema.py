@@ -137,6 +137,13 @@ SETTINGS: tuple[Setting, ...] = (
         "grid",
     ),
     _s(
+        "lr",
+        "float",
+        ("--lr",),
+        "learning rate of every family (default: chosen on dev per family from the profile's grid)",
+        "grid",
+    ),
+    _s(
         "patience",
         "int",
         ("--patience",),

@@ -114,6 +114,8 @@ def _check_numbers(settings: RunSettings) -> None:
     _at_least(settings.seeds, 1, "--seeds")
     _at_least(settings.max_steps, 1, "--max-steps")
     _at_least(settings.patience, 1, "--patience")
+    if settings.lr is not None and not 0 < settings.lr < 1:
+        raise E211(option="--lr", requirement=f"lie in (0, 1), got {settings.lr}")
     _at_least(settings.random_dim, 1, "random_dim")
     if not 0 <= settings.split_seed <= _MAX_SEED:
         raise E211(option="--split-seed", requirement=f"lie in 0..{_MAX_SEED}, got {settings.split_seed}")

@@ -3,12 +3,14 @@
 - :func:`plan_run`: a pure function of the settings and the data (grid, options, resume key, params, tags);
 - :func:`train_cells`: the executor, yielding ``(cell, result, seconds)`` as worker processes finish them;
 - :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
+- :func:`next_extension`: the grid's left end, halved while contextual still matches a cheaper family;
 - :data:`ANALYSIS_STAGES`: what runs after the cells, each stage with its own logging.
 """
 
 from __future__ import annotations
 
 from advisor.pipeline._execute import CellOutcome, WorkerState, train_cells, train_one, worker_count
+from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
 from advisor.pipeline._plan import (
     GridExtension,
     RunPlan,
@@ -19,18 +21,35 @@ from advisor.pipeline._plan import (
 )
 from advisor.pipeline._sink import CellSink, cell_metrics, predictions_frame, predictions_from_frame
 from advisor.pipeline._stages import ANALYSIS_STAGES, Stage, StageContext, run_stages
+from advisor.pipeline._tune import (
+    LR_TAG,
+    TUNING_TABLE,
+    LearningRates,
+    choose_learning_rates,
+    known_rates,
+    tuning_size,
+)
 
 __all__ = [
     "ANALYSIS_STAGES",
+    "LR_TAG",
+    "TUNING_TABLE",
     "CellOutcome",
     "CellSink",
+    "Extension",
     "GridExtension",
+    "LearningRates",
     "RunPlan",
     "Stage",
     "StageContext",
     "WorkerState",
     "cell_metrics",
+    "choose_learning_rates",
     "embedding_options",
+    "extension_floor",
+    "finished_scores",
+    "next_extension",
+    "known_rates",
     "plan_run",
     "predictions_frame",
     "predictions_from_frame",
@@ -39,5 +58,7 @@ __all__ = [
     "run_stages",
     "train_cells",
     "train_one",
+    "tuning_size",
+    "with_size",
     "worker_count",
 ]

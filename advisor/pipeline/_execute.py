@@ -22,7 +22,8 @@ from advisor.grid import Cell, subset_indices
 __all__ = ["CellOutcome", "WorkerState", "train_cells", "train_one", "worker_count"]
 
 #: What a worker needs: ``features`` (per embedding: train/dev/test features, or random tables per
-#: seed), ``splits``, ``orders`` (subset order per seed) and ``config`` (``TrainConfig.to_dict()``).
+#: seed), ``splits``, ``orders`` (subset order per seed), ``config`` (``TrainConfig.to_dict()``) and
+#: ``lrs`` (the learning rate chosen per family; a cell's own ``lr`` wins, ``config``'s is the fallback).
 WorkerState = dict[str, Any]
 CellOutcome = tuple[Cell, Any, float]  # (cell, trainers.TrainResult, seconds)
 
@@ -79,7 +80,8 @@ def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
     splits = state["splits"]
     idx = subset_indices(state["orders"][cell.seed], cell.size)
     train_feats, dev_feats, test_feats, items = _features_for(cell, state, idx)
-    config = TrainConfig(**{**state["config"], "seed": cell.seed})
+    lr = cell.lr or state.get("lrs", {}).get(cell.embedding) or state["config"]["lr"]
+    config = TrainConfig(**{**state["config"], "seed": cell.seed, "lr": lr})
     result = fit_and_evaluate(
         train_feats,
         splits.train.subset(idx),

@@ -168,12 +168,15 @@ def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] =
         max_steps=max_steps,
         min_steps=min(profile.min_steps, max_steps),
         patience=settings.patience or profile.patience,
+        lr=settings.lr if settings.lr is not None else TrainConfig.lr,
         device=device,
         precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key
     )
     config_for_key = {
         k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
     }
+    if settings.lr is None:  # chosen on dev per family (advisor.pipeline._tune): the grid is the setting
+        config_for_key |= {"lr": None, "lr_grid": list(profile.lr_grid)}
     name = Path(str(settings.data)).name
     plan = RunPlan(
         grid=grid,

@@ -43,6 +43,7 @@ from advisor.tracking._store import (
     resolve_tracking_uri,
 )
 from advisor.tracking._tables import as_logged, as_written, read_json_table, write_json_table
+from advisor.tracking._tags import LR_TAG
 from advisor.tracking._writer import AnalysisTracker, environment_info
 
 _read_json_table = read_json_table  # the name older callers and tests import
@@ -52,6 +53,7 @@ __all__ = [
     "CELL_METRICS",
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
+    "LR_TAG",
     "AnalysisTracker",
     "RunFacts",
     "as_logged",

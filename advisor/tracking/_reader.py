@@ -19,6 +19,7 @@ from advisor.analysis import Analysis
 from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
 from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
 from advisor.tracking._tables import read_json_table
+from advisor.tracking._tags import LR_TAG
 
 __all__ = ["RunFacts", "find_analyses", "load_analysis", "resolve_analysis_run", "written_analysis"]
 
@@ -176,6 +177,9 @@ def assemble_analysis(
         "advisor.price_per_hour" in facts.tags
     ):  # a tag, so a later run may change it; the verdict reads params
         params["price_per_hour"] = facts.tags["advisor.price_per_hour"]
+    rates = {k[len(LR_TAG) :]: float(v) for k, v in facts.tags.items() if k.startswith(LR_TAG)}
+    if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
+        params["learning_rates"] = json.dumps(rates)
     rows = _cell_rows(client, store, facts, artifacts) if rows is None else rows
     embeddings = serving_columns(_embeddings(params, facts.metrics), store, facts.run_id, artifacts, serving)
     layer_tables = {name: frame for name in _LAYER_TABLES if (frame := table(name)) is not None}

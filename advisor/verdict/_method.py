@@ -71,8 +71,21 @@ def _training(analysis: Analysis) -> str | None:
     rounding = " (activations rounded to bfloat16; weights, loss and optimizer in float32)"
     return (
         f"Downstream model: the same for every embedding, on frozen features: {model}, batch "
-        f"{config.get('batch_size')}, learning rate {config.get('lr')}, dropout {config.get('dropout')}; "
+        f"{config.get('batch_size')}, {_learning_rate(config, analysis.params)}, dropout {config.get('dropout')}; "
         f"{_budget(config)}; computed in {precision}{rounding if precision == 'bfloat16' else ''}."
+    )
+
+
+def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:
+    """A fixed rate, or the rate each family chose on dev from the grid (the same grid for every family)."""
+    if config.get("lr") is not None:
+        return f"learning rate {config['lr']} for every embedding"
+    grid = ", ".join(f"{lr:g}" for lr in config.get("lr_grid", []))
+    chosen = json.loads(params.get("learning_rates") or "{}")
+    picked = "; chosen: " + ", ".join(f"{e} {lr:g}" for e, lr in chosen.items()) if chosen else ""
+    return (
+        f"learning rate chosen per embedding on dev from {{{grid}}} (one model per rate at the grid's middle "
+        f"size, seed 0; the same grid and effort for every embedding){picked}"
     )
 
 

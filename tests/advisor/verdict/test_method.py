@@ -51,3 +51,29 @@ def test_method_notes_state_the_downstream_model_and_its_precision(make_case) ->
         assert len(training) == 1 and said in training[0] and "at most 4000 steps" in training[0]
         assert "after at least 600 steps" in training[0] and "5 evaluations" in training[0]
     assert not any(n.startswith("Downstream model") for n in method_notes(case, recommend(case)))
+
+
+def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
+    from dataclasses import replace
+
+    case = make_case("use contextual", noise=0.001)
+    config = {
+        "hidden": 64,
+        "batch_size": 64,
+        "dropout": 0.3,
+        "max_steps": 4000,
+        "min_steps": 600,
+        "patience": 5,
+    }
+    tuned = {**config, "lr": None, "lr_grid": [0.001, 0.003, 0.01]}
+    params = {**case.params, "train_config": json.dumps(tuned)}
+    params["learning_rates"] = json.dumps({"static": 0.01, "contextual": 0.003})
+    notes = method_notes(replace(case, params=params), recommend(case))
+    training = next(n for n in notes if n.startswith("Downstream model"))
+    assert "chosen per embedding on dev from {0.001, 0.003, 0.01}" in training
+    assert "chosen: static 0.01, contextual 0.003" in training
+    fixed = {**case.params, "train_config": json.dumps({**config, "lr": 0.005})}
+    training = next(
+        n for n in method_notes(replace(case, params=fixed), recommend(case)) if "Downstream" in n
+    )
+    assert "learning rate 0.005 for every embedding" in training

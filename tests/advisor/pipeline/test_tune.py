@@ -1,0 +1,105 @@
+"""Learning rates chosen on dev: the same grid for every family, stored, reused on resume, never on test."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from advisor.grid import Cell, GridPlan
+from advisor.pipeline import LR_TAG, TUNING_TABLE, choose_learning_rates, tuning_size
+from advisor.runner import ProgressEvent, RunSettings, run_analysis
+from advisor.tracking import client_for, load_analysis, read_json_table
+from tests.helpers import write_ner_splits
+
+GRID = (1e-3, 3e-3, 1e-2)
+
+
+def _fake_train(dev: dict[tuple[str, float], float], test: float = 0.0):
+    """An executor whose results have the given dev score per (family, lr) and a fixed test score."""
+
+    def train(cells: list[Cell]):
+        for cell in cells:
+            result = SimpleNamespace(
+                dev_score=dev[(cell.embedding, cell.lr)], score=test, steps=700, under_trained=False
+            )
+            yield cell, result, 0.1
+
+    return train
+
+
+def test_each_family_gets_the_rate_with_the_best_dev_score() -> None:
+    grid = GridPlan(sizes=[10, 20, 40, 80], seeds=[0, 1], embeddings=["static", "contextual"], full_size=80)
+    assert tuning_size(grid) == 20
+    dev = {("static", 1e-3): 0.5, ("static", 3e-3): 0.6, ("static", 1e-2): 0.7}
+    dev |= {("contextual", 1e-3): 0.8, ("contextual", 3e-3): 0.7, ("contextual", 1e-2): 0.6}
+    chosen = choose_learning_rates(grid, ["static", "contextual"], GRID, _fake_train(dev, test=0.99))
+    assert chosen.rates == {"static": 1e-2, "contextual": 1e-3}
+    table = chosen.table
+    assert len(table) == 6 and set(table["size"]) == {20} and set(table["seed"]) == {0}
+    assert table.groupby("embedding")["lr"].apply(sorted).to_dict() == {
+        e: list(GRID) for e in ("static", "contextual")
+    }
+    assert table["chosen"].sum() == 2
+
+
+def test_a_tie_goes_to_the_middle_of_the_grid() -> None:
+    grid = GridPlan(sizes=[10, 20], seeds=[0], embeddings=["random"], full_size=20)
+    dev = {("random", lr): 0.0 for lr in GRID}
+    assert choose_learning_rates(grid, ["random"], GRID, _fake_train(dev)).rates == {"random": 3e-3}
+
+
+@pytest.fixture()
+def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+    files = write_ner_splits(tmp_path / "data")
+    return RunSettings(
+        data=files["train"],
+        task="ner",
+        dev=files["dev"],
+        test=files["test"],
+        sizes=[20, 40],
+        seeds=2,
+        profile="quick",
+        embeddings=["random", "static"],
+        static=str(tiny_vectors_file),
+        contextual=str(tiny_bert_dir),
+        random_dim=16,
+        max_steps=4,
+        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
+        experiment="tune",
+        cache_dir=str(tmp_path / "cache"),
+        device="cpu",
+        difficulty=False,
+        workers=1,
+    )
+
+
+def _rates(settings: RunSettings, run_id: str) -> dict[str, float]:
+    tags = client_for(settings.tracking_uri).get_run(run_id).data.tags
+    return {k[len(LR_TAG) :]: float(v) for k, v in tags.items() if k.startswith(LR_TAG)}
+
+
+def test_a_run_chooses_stores_and_reuses_each_rate(settings: RunSettings) -> None:
+    events: list[ProgressEvent] = []
+    with pytest.raises(RuntimeError, match="injected failure"):
+        run_analysis(settings, progress=events.append, fail_after=2)
+    run_id = next(e.run_id for e in events if e.run_id)
+    rates = _rates(settings, run_id)
+    assert set(rates) == {"random", "static"} and all(r in GRID for r in rates.values())
+    table = read_json_table(client_for(settings.tracking_uri), run_id, TUNING_TABLE)
+    assert len(table) == 2 * 3 and set(table["size"]) == {20}
+    assert any(e.stage == "tune" and "chosen on dev" in e.message for e in events)
+    again: list[ProgressEvent] = []
+    resumed = run_analysis(settings, progress=again.append)  # the rest of the grid, same rates
+    assert resumed.run_id == run_id and not any(e.stage == "tune" for e in again)
+    assert _rates(settings, run_id) == rates
+    assert "learning_rates" in load_analysis(run_id, settings.tracking_uri).params
+
+
+def test_a_fixed_rate_skips_the_choice(settings: RunSettings) -> None:
+    events: list[ProgressEvent] = []
+    outcome = run_analysis(replace(settings, lr=2e-3), progress=events.append)
+    tags = client_for(settings.tracking_uri).get_run(outcome.run_id).data.tags
+    assert not any(k.startswith(LR_TAG) for k in tags) and not any(e.stage == "tune" for e in events)
