@@ -50,7 +50,13 @@ def train_cell(feats, splits, size: int, seed: int, profile_html: str | None, co
 
     torch.set_num_threads(1)
     profile = profiles.get("default")
-    config = TrainConfig(max_epochs=profile.max_epochs, patience=profile.patience, device="cpu", seed=seed)
+    config = TrainConfig(
+        max_steps=profile.max_steps,
+        min_steps=profile.min_steps,
+        patience=profile.patience,
+        device="cpu",
+        seed=seed,
+    )
     idx = subset_indices(subset_order(splits.train, seed), size)
     train = feats[0].subset(idx) if copy else feats[0]
     args = (train, splits.train.subset(idx), feats[1], splits.dev, feats[2], splits.test, config)
@@ -101,8 +107,9 @@ def main() -> None:
         result, cpu, wall = train_cell(feats, splits, args.size, args.seed, args.profile_html, args.copy)
     print(
         f"cell {args.embedding}/{args.size}/{args.seed}: CPU {cpu:.1f} s, wall {wall:.1f} s "
-        f"(load {os.getloadavg()[0]:.2f}), epochs {result.epochs}, train {result.train_seconds:.1f} s "
-        f"({result.train_seconds / result.epochs:.2f} s/epoch), dev {result.dev_score:.4f}, "
+        f"(load {os.getloadavg()[0]:.2f}), steps {result.steps} (best {result.best_step}, stopped by "
+        f"{result.stopped_by}), train {result.train_seconds:.1f} s "
+        f"({1000 * result.train_seconds / result.steps:.1f} ms/step), dev {result.dev_score:.4f}, "
         f"test {result.score:.6f}"
     )
 

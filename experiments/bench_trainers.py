@@ -69,8 +69,8 @@ def main() -> None:
     overrides = _parse_overrides(args.set)
 
     header = (
-        f"{'dataset':8} {'embedding':10} {'dim':>4} {'head':11} {'seed':>4} {'ep':>3} {'s/ep':>6} "
-        f"{'cpu/ep':>6} {'train_s':>7} {'ms/item':>7} {'params':>7} {'dev':>6} {'test':>6} metric"
+        f"{'dataset':8} {'embedding':10} {'dim':>4} {'head':11} {'seed':>4} {'steps':>5} {'ms/st':>6} "
+        f"{'cpu/st':>6} {'train_s':>7} {'ms/item':>7} {'params':>7} {'dev':>6} {'test':>6} metric"
     )
     print(header)
     for name in args.datasets:
@@ -101,8 +101,8 @@ def main() -> None:
                     cpu = time.process_time() - cpu_started
                     print(
                         f"{name:8} {embedding_name:10} {feats[0].dim:>4} {head:11} {seed:>4} "
-                        f"{result.epochs:>3} {result.train_seconds / result.epochs:>6.2f} "
-                        f"{cpu / result.epochs:>6.2f} {result.train_seconds:>7.1f} "
+                        f"{result.steps:>5} {1000 * result.train_seconds / result.steps:>6.1f} "
+                        f"{1000 * cpu / result.steps:>6.1f} {result.train_seconds:>7.1f} "
                         f"{result.inference_ms_per_item:>7.2f} {result.n_params:>7} "
                         f"{result.dev_score:>6.3f} {result.score:>6.3f} {result.primary_metric}",
                         flush=True,
