@@ -113,9 +113,9 @@ def ray_train_cells(
 
         def submit() -> None:
             cell = queue.pop(0)
-            running.append(
-                task.remote(cell, feature_refs[cell.embedding], splits_ref, orders_ref, state["config"])
-            )
+            lr = cell.lr or state.get("lrs", {}).get(cell.embedding) or state["config"]["lr"]
+            config = {**state["config"], "lr": lr}  # the family's chosen rate, as train_one reads it locally
+            running.append(task.remote(cell, feature_refs[cell.embedding], splits_ref, orders_ref, config))
 
         try:
             for _ in range(min(window, len(queue))):

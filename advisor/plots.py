@@ -121,13 +121,13 @@ def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
                 left = eff.full_size / eff.ratio_hi
                 right = eff.full_size / eff.ratio_lo
                 ax.plot([left, right], [eff.target, eff.target], color=color, linewidth=6, alpha=0.3)
-            marker = "<" if eff.status == "bound" else "D"
+            marker = "<" if eff.censored else "D"  # censored: the true size lies further left
             ax.plot(
                 [eff.size_needed], [eff.target], marker=marker, color=color, markersize=9, linestyle="none"
             )
-            prefix = "≥ " if eff.status == "bound" else ""
+            needs = f"≤ 1/{eff.ratio:.1f} (censored)" if eff.censored else f"1/{eff.ratio:.1f}"
             ax.annotate(
-                f"{eff.embedding} needs 1/{prefix}{eff.ratio:.1f}",
+                f"{eff.embedding} needs {needs}",
                 (eff.size_needed, eff.target),
                 textcoords="offset points",
                 xytext=(-6, 6),

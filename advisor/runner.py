@@ -17,7 +17,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +30,20 @@ from advisor.pipeline import (
     TUNING_TABLE,
     CellOutcome,
     CellSink,
+    Extension,
     RunPlan,
     StageContext,
     choose_learning_rates,
+    extension_floor,
+    finished_scores,
     known_rates,
+    next_extension,
     plan_run,
     run_stages,
     train_cells,
     train_one,
     tuning_size,
+    with_size,
     worker_count,
 )
 from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, resolve_tracking_uri
@@ -203,17 +208,15 @@ def _run_analysis(
     timings: dict[str, float] = {"read": time.perf_counter() - started}
     plan = plan_run(settings, splits, (_finetune_extension,))
     tracker = _open(settings, plan, splits, notify)
-    total = len(plan.grid.cells)
     pending, reused = _pending(settings, plan, tracker, notify)
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
+    training = _Training(settings, splits, sink, notify, fail_after)
     status, analysed = "FAILED", False
-    cells: Iterator[CellOutcome] | None = None
     try:
         if pending:
-            cells, n_workers = _start_cells(settings, plan, pending, splits, tracker, timings, notify)
-            t_train = time.perf_counter()
-            _train(cells, sink, total, reused, notify, fail_after)
-            timings["train_wall"], timings["workers"] = time.perf_counter() - t_train, float(n_workers)
+            training.train(plan, pending, reused)
+        plan, reused = _extend(plan, training, reused)
+        training.features.clear()  # the analysis needs the memory more
         if sink.computed or not _has_analysis(tracker):
             _analyse(settings, plan, splits, sink, reused, notify)
             analysed = True
@@ -223,13 +226,12 @@ def _run_analysis(
         raise
     finally:
         timings["total"] = time.perf_counter() - started
-        if cells is not None:  # stop workers / Ray tasks now, not when the traceback is collected
-            cells.close()
         tracker.close(status)
     if analysed:  # after close: the report states the run's final status, not RUNNING
         from advisor.report import log_final_report
 
         timings["report"] = log_final_report(tracker.client, tracker.parent_id, tracker.tracking_uri)
+    total = len(plan.grid.cells)
     notify(ProgressEvent("done", done=total, total=total))
     return RunOutcome(
         run_id=tracker.parent_id,
@@ -255,6 +257,72 @@ def _pending(
     return pending, reused
 
 
+@dataclass
+class _Training:
+    """What training a batch of cells needs, shared by the planned grid and its extension."""
+
+    settings: RunSettings
+    splits: DataSplits
+    sink: CellSink
+    notify: Callable[[ProgressEvent], None]
+    fail_after: int | None
+    features: dict[str, Any] = field(default_factory=dict)  # made once, reused by the extension
+
+    def train(self, plan: RunPlan, pending: list[Cell], reused: list[Cell]) -> None:
+        """Train and log ``pending``; the workers stop on any error, not when the traceback is collected."""
+        timings, tracker = self.sink.timings, self.sink.tracker
+        cells, n_workers = _start_cells(
+            self.settings, plan, pending, self.splits, tracker, timings, self.notify, self.features
+        )
+        try:
+            t_train = time.perf_counter()
+            _train(cells, self.sink, len(plan.grid.cells), reused, self.notify, self.fail_after)
+            timings["train_wall"] = timings.get("train_wall", 0.0) + time.perf_counter() - t_train
+            timings["workers"] = max(timings.get("workers", 0.0), float(n_workers))
+        finally:
+            cells.close()
+
+
+def _extend(plan: RunPlan, training: _Training, reused: list[Cell]) -> tuple[RunPlan, list[Cell]]:
+    """Halve the grid's smallest size while contextual still matches a cheaper family at every size
+    (:mod:`advisor.pipeline._extend`); an explicit ``--sizes`` / ``--fractions`` grid is kept as given.
+
+    Decided from the finished scores alone, so a resumed run re-derives the same sizes and trains
+    only their missing cells."""
+    settings, tracker = training.settings, training.sink.tracker
+    if settings.sizes or settings.fractions:
+        return plan, reused
+    floor = extension_floor(training.splits.train)
+    while (step := next_extension(plan.grid, finished_scores(tracker.cells), floor)) is not None:
+        if step.size is None:  # the floor: the verdict reports what still matches as censored
+            _log_extension(plan, training, step, len(plan.grid.cells))
+            break
+        plan = replace(plan, grid=with_size(plan.grid, step.size))
+        new = [c for c in plan.grid.cells if c.size == step.size]
+        pending = [c for c in new if not tracker.is_finished(c.embedding, c.size, c.seed)]
+        reused = [*reused, *(c for c in new if c not in pending)]
+        _log_extension(plan, training, step, len(plan.grid.cells) - len(pending))
+        if pending:
+            training.train(plan, pending, reused)
+    return plan, reused
+
+
+def _log_extension(plan: RunPlan, training: _Training, step: Extension, done: int) -> None:
+    """The extension on the parent (tags) and in the progress display (a ``plan`` event)."""
+    tracker, total = training.sink.tracker, len(plan.grid.cells)
+    extended = sorted(s for s in plan.grid.sizes if s < min(plan.params["sizes"]))
+    tracker.log_parent_tags(
+        {
+            "advisor.extended_sizes": ",".join(map(str, extended)),
+            "advisor.extension_floor": str(step.floor),
+            "advisor.extension": step.describe(),
+            "advisor.total_cells": str(total),
+        }
+    )
+    message = f"{step.describe()}; {total - done} cells to compute"
+    training.notify(ProgressEvent("plan", done, total, message, run_id=tracker.parent_id))
+
+
 def _start_cells(
     settings: RunSettings,
     plan: RunPlan,
@@ -263,9 +331,11 @@ def _start_cells(
     tracker: AnalysisTracker,
     timings: dict[str, float],
     notify: Callable[[ProgressEvent], None],
+    cache: dict[str, Any] | None = None,
 ) -> tuple[Iterator[CellOutcome], int]:
-    """Featurize what the pending cells need, open their child runs, and start the executor."""
-    features = _featurize(plan.grid, pending, plan.options, splits, tracker, timings, notify)
+    """Featurize what the pending cells need (``cache``: features an earlier batch of this process
+    made), open their child runs, and start the executor."""
+    features = _featurize_missing(plan.grid, pending, plan.options, splits, tracker, timings, notify, cache)
     orders = {seed: subset_order(splits.train, seed) for seed in plan.grid.seeds}
     state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
     for cell in pending:
@@ -432,6 +502,32 @@ def _embedding_info(name: str, embedding: Any) -> dict[str, Any]:
         "cache_hit": bool(getattr(embedding, "last_cache_hit", False)),
         **{f"info_{k}": v for k, v in described.items() if isinstance(v, int | float | str)},
     }
+
+
+def _featurize_missing(
+    plan: GridPlan,
+    pending: list[Cell],
+    options: dict[str, dict[str, Any]],
+    splits: DataSplits,
+    tracker: AnalysisTracker,
+    timings: dict[str, float],
+    notify: Callable[[ProgressEvent], None],
+    cache: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Features for ``pending``: from ``cache`` where an earlier batch made them, featurized otherwise
+    (featurizing again would overwrite the logged featurize times with cache-hit times)."""
+    if cache is None:
+        return _featurize(plan, pending, options, splits, tracker, timings, notify)
+
+    def cached(cell: Cell) -> bool:
+        entry = cache.get(cell.embedding)
+        return entry is not None and (not isinstance(entry, dict) or cell.seed in entry)
+
+    missing = [c for c in pending if not cached(c)]
+    fresh = _featurize(plan, missing, options, splits, tracker, timings, notify) if missing else {}
+    for name, entry in fresh.items():  # random: one table per seed, merged
+        cache[name] = {**cache[name], **entry} if isinstance(entry, dict) and name in cache else entry
+    return cache
 
 
 def _featurize(

@@ -217,6 +217,7 @@ def main() -> None:
     plan = plan_grid(
         len(splits.train), ["random", "static", "contextual"], profile, sizes=args.sizes, seeds=args.seeds
     )
+    args.sizes = plan.sizes  # both sides train exactly this grid (no downward extension on one side)
     python = flair_python(args.flair_python)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

@@ -314,9 +314,11 @@ class DataEfficiency:
     """How much less data ``embedding`` needs to match ``baseline``'s full-data score.
 
     ``ratio`` = full size / matching size: "contextual needs 1/ratio of the data". With status
-    ``"bound"`` the ratio is a lower bound (matched already at the smallest size), with ``"never"``
-    the embedding did not match even with all data (ratio 0). The interval is a percentile bootstrap
-    over seeds (``n_boot`` resamples of the seeds, curves re-averaged in each).
+    ``"bound"`` the result is ``censored``: matched already at the smallest size tried, so the ratio
+    is a lower bound (the runner extends the grid downwards to a floor before it settles for that);
+    with ``"never"`` the embedding did not match even with all data (ratio 0). The interval is a
+    percentile bootstrap over seeds (``n_boot`` resamples of the seeds, curves re-averaged in each);
+    an end of it at the smallest size tried is censored too, and is worded as such, never as a point.
     """
 
     embedding: str
@@ -335,11 +337,32 @@ class DataEfficiency:
     n_boot: int = 0
     confidence: float = 0.95
     method: str = "percentile bootstrap over seeds"
+    censored: bool = False  # matched at the smallest size tried: "needs at most 1/ratio"
 
     @property
     def fraction(self) -> float:
         """Share of the full training set needed (inf when never matched)."""
         return self.size_needed / self.full_size if self.full_size else math.nan
+
+    def at_edge(self, ratio: float) -> bool:
+        """Whether ``ratio`` is pinned at the smallest size tried (so it only bounds the true one)."""
+        if not self.sizes or not math.isfinite(ratio):
+            return False
+        return ratio >= self.full_size / min(self.sizes) * (1 - 1e-9)
+
+    def _interval_text(self) -> str:
+        """The interval in shares of the data; an end at the smallest size tried is open, not a point."""
+        if not (math.isfinite(self.ratio_lo) and math.isfinite(self.ratio_hi)):
+            return ""
+        never = f"; never matched in {self.share_never:.0%} of resamples" if self.share_never > 0 else ""
+        if not self.at_edge(self.ratio_hi):
+            lo, hi = _ratio_text(self.ratio_lo), _ratio_text(self.ratio_hi)
+            return f" ({self.confidence:.0%} CI {lo} to {hi}{never})"
+        edge = f"matched at the smallest size tried in {self.share_bound:.0%} of resamples{never}"
+        if self.at_edge(self.ratio_lo):
+            return f" ({edge})"
+        most = f"at most {_ratio_text(self.ratio_lo)}" if self.ratio_lo > 0 else "up to more than all"
+        return f" ({self.confidence:.0%} CI: {most} of the data, its other end censored: {edge})"
 
     def describe(self) -> str:
         """One plain sentence, honest about bounds and non-matches."""
@@ -348,14 +371,12 @@ class DataEfficiency:
             return f"Whether {who} with less data cannot be determined (too few sizes or seeds)."
         if self.status == "never":
             return f"{self.embedding.capitalize()} never reaches {self.baseline}'s full-data score ({self.target:.3f}), even with all {self.full_size} items."
-        ci = ""
-        if math.isfinite(self.ratio_lo) and math.isfinite(self.ratio_hi):
-            ci = f" ({self.confidence:.0%} CI {_ratio_text(self.ratio_lo)} to {_ratio_text(self.ratio_hi)}"
-            ci += f"; never matched in {self.share_never:.0%} of resamples)" if self.share_never > 0 else ")"
-        if self.status == "bound":
+        ci = self._interval_text()
+        if self.censored:
             return (
-                f"{who.capitalize()} already at the smallest size tried ({int(self.size_needed)} items): "
-                f"it needs at most 1/{self.ratio:.1f} of the data; the true ratio may be larger{ci}."
+                f"{who.capitalize()} already at the smallest size tried: it needs at most 1/{self.ratio:.1f} "
+                f"of the data; censored: matched at the smallest size tried, {int(self.size_needed):,} items, "
+                f"so the true share may be smaller{ci}."
             )
         return f"{who.capitalize()} with about {self.size_needed:.0f} items: it needs {_ratio_text(self.ratio)} of the data{ci}."
 
@@ -499,6 +520,7 @@ def data_efficiency(
         n_boot=boot.n_boot,
         confidence=confidence,
         method=boot.method,
+        censored=status == "bound",
     )
 
 

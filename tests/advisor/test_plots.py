@@ -57,6 +57,16 @@ def test_data_efficiency_marks_the_matching_size() -> None:
     assert markers and list(markers[0].get_ydata()) == [static.target]
 
 
+def test_a_censored_matching_size_is_labelled_censored() -> None:
+    scores = {
+        "contextual": {n: [m - 0.01, m + 0.01] for n, m in ((100, 0.7), (200, 0.75), (800, 0.8))},
+        "static": {n: [m - 0.01, m + 0.01] for n, m in ((100, 0.5), (200, 0.55), (800, 0.6))},
+    }
+    rec = recommend(analysis_from_scores(scores), Thresholds(n_boot=100))
+    texts = [t.get_text() for t in plot_data_efficiency(rec.efficiency).axes[0].texts]
+    assert texts == ["contextual needs ≤ 1/8.0 (censored)"]
+
+
 def test_extrapolation_and_costs_figures() -> None:
     rec = recommend(make_synthetic_analysis(slice_effects={}), Thresholds(n_boot=100))
     ax = plot_extrapolation(rec.fits, rec.extrapolations).axes[0]

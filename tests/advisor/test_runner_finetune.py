@@ -11,7 +11,7 @@ from advisor.finetune import parse_finetune_sizes, plan_finetune
 from advisor.grid import plan_grid, profiles
 from advisor.runner import RunSettings, run_analysis
 from advisor.tracking import load_analysis
-from tests.advisor.test_runner import write_ner
+from tests.helpers import NewStore, write_ner
 
 
 def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, **extra) -> RunSettings:
@@ -30,7 +30,7 @@ def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, **ex
         "profile": "quick",
         "contextual": str(tiny_bert_dir),
         "static": str(tiny_vectors_file),
-        "max_epochs": 2,
+        "max_steps": 2,
         "tracking_uri": f"sqlite:///{tmp_path}/mlruns/mlflow.db",
         "experiment": "test",
         "cache_dir": str(tmp_path / "cache"),
@@ -41,13 +41,20 @@ def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, **ex
 
 
 def test_finetuned_reference_is_its_own_family_with_cost_row_and_headroom(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
 ) -> None:
     from advisor.report import write_report
     from advisor.verdict import recommend
 
+    uri = new_store(tmp_path / "mlruns")
     settings = _settings(  # difficulty on: the slices and the gain model must take the extra family
-        tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes="full", finetune_epochs=1, difficulty=True
+        tmp_path,
+        tiny_bert_dir,
+        tiny_vectors_file,
+        finetune_sizes="full",
+        finetune_epochs=1,
+        difficulty=True,
+        tracking_uri=uri,
     )
     outcome = run_analysis(settings)
     tuned = [c for c in outcome.computed if c.embedding == "finetuned"]
@@ -70,7 +77,9 @@ def test_finetuned_reference_is_its_own_family_with_cost_row_and_headroom(
     _, md = write_report(analysis, tmp_path / "report", recommendation=rec)
     assert "**Fine-tuning headroom**: Fine-tuning would" in md.read_text(encoding="utf-8")
     # Resumed without the reference (a different analysis key): no headroom line in its report.
-    plain = run_analysis(_settings(tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes="off"))
+    plain = run_analysis(
+        _settings(tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes="off", tracking_uri=uri)
+    )
     rec_plain = recommend(load_analysis(plain.run_id, settings.tracking_uri))
     assert rec_plain.headroom is None and not any("Fine-tuning" in r for r in rec_plain.reasons)
 

@@ -54,13 +54,37 @@ def test_data_efficiency_hand_made_curve() -> None:
     assert "1/2.8 of the data" in eff.describe()
 
 
-def test_data_efficiency_bound_is_reported_as_a_bound() -> None:
+def test_matching_at_the_smallest_size_is_censored_never_a_point_interval() -> None:
     analysis = _efficiency_run([0.7, 0.75, 0.8, 0.85], [0.64, 0.65, 0.66])
     eff = data_efficiency(analysis, "contextual", "static", n_boot=200)
-    assert eff.status == "bound"
-    assert eff.ratio == pytest.approx(8.0)
-    assert "at most 1/8.0" in eff.describe()
-    assert "may be larger" in eff.describe()
+    assert eff.status == "bound" and eff.censored and eff.to_dict()["censored"] is True
+    assert eff.ratio == pytest.approx(8.0) and eff.ratio_lo == eff.ratio_hi == pytest.approx(8.0)
+    text = eff.describe()
+    assert (
+        "it needs at most 1/8.0 of the data; censored: matched at the smallest size tried, 100 items" in text
+    )
+    assert "1/8.0 to 1/8.0" not in text and "CI" not in text  # every resample matched at 100: no interval
+    assert "matched at the smallest size tried in 100% of resamples" in text
+
+
+def test_an_interval_end_at_the_smallest_size_is_worded_open() -> None:
+    """Contextual matches between 100 and 200 items, but resamples of the seed that scored 0.70 at 100
+    items match already there: the interval's upper end is censored, not 1/8.0."""
+    scores = {
+        "contextual": {100: [0.55, 0.62, 0.70], 200: [0.70, 0.72, 0.74], 400: [0.8] * 3, 800: [0.85] * 3},
+        "static": {size: [0.64, 0.65, 0.66] for size in SIZES},
+    }
+    eff = data_efficiency(analysis_from_scores(scores), "contextual", "static", n_boot=2000)
+    assert eff.status == "matches" and not eff.censored
+    assert eff.at_edge(eff.ratio_hi) and not eff.at_edge(eff.ratio_lo) and 0 < eff.share_bound < 1
+    text = eff.describe()
+    assert f"CI: at most 1/{eff.ratio_lo:.1f} of the data, its other end censored" in text
+    assert "to 1/8.0" not in text
+
+
+def test_matching_inside_the_grid_is_not_censored() -> None:
+    eff = data_efficiency(_efficiency_run([0.5, 0.6, 0.7, 0.8], [0.64, 0.65, 0.66]), n_boot=200)
+    assert not eff.censored and eff.to_dict()["censored"] is False and "censored" not in eff.describe()
 
 
 def test_data_efficiency_never_matches() -> None:

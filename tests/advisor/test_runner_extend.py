@@ -1,0 +1,104 @@
+"""``advisor run`` extends its grid downwards when contextual already matches at the smallest size.
+
+A task every family solves at every size (all scores 1.0): contextual matches static's full-data score
+at 100 items (the quick profile's smallest of 400), so the run adds 50 items, the floor, and the
+verdict reports the figure as censored. A run killed inside the extension resumes with only the
+missing cells of it, and a third run computes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from advisor.runner import ProgressEvent, RunSettings, run_analysis
+from advisor.tracking import client_for, load_analysis
+
+FILLER = "the a of in on with went saw said visited likes works lives".split()
+
+
+def write_sentiment(path: Path, n: int, seed: int, share_negative: float) -> str:
+    """``text,label`` rows: "good" marks pos, "bad" marks neg; easy enough for every family."""
+    rng = random.Random(seed)
+    rows = ["text,label"]
+    for _ in range(n):
+        label = "neg" if rng.random() < share_negative else "pos"
+        words = [rng.choice(FILLER) for _ in range(rng.randint(3, 6))]
+        words.insert(rng.randrange(len(words) + 1), "good" if label == "pos" else "bad")
+        rows.append(f"{' '.join(words)},{label}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture()
+def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+    return RunSettings(
+        data=write_sentiment(tmp_path / "train.csv", 400, 0, 0.1),
+        task="classify",
+        dev=write_sentiment(tmp_path / "dev.csv", 20, 1, 0.1),
+        test=write_sentiment(tmp_path / "test.csv", 20, 2, 0.0),  # all pos: the prior alone scores 1.0
+        embeddings=["static", "contextual"],
+        seeds=2,
+        profile="quick",  # 100, 200, 400 items
+        contextual=str(tiny_bert_dir),
+        static=str(tiny_vectors_file),
+        max_steps=20,
+        workers=1,
+        difficulty=False,
+        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
+        experiment="extend",
+        cache_dir=str(tmp_path / "cache"),
+        device="cpu",
+    )
+
+
+def _verdict(client: object, run_id: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = client.download_artifacts(run_id, "analysis/verdict.json", tmp)  # type: ignore[attr-defined]
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def test_the_grid_extends_to_the_floor_resumes_inside_it_and_reports_censored(settings: RunSettings) -> None:
+    with pytest.raises(RuntimeError, match="injected failure"):
+        run_analysis(settings, fail_after=12 + 2)  # the 12 planned cells, then 2 of the 4 at 50 items
+
+    events: list[ProgressEvent] = []
+    resumed = run_analysis(settings, progress=events.append)
+    assert resumed.resumed
+    assert sorted((c.embedding, c.size, c.seed) for c in resumed.computed) == [
+        ("contextual", 50, 1),
+        ("static", 50, 1),
+    ]
+    assert len(resumed.reused) == 14
+    plans = [e.message for e in events if e.stage == "plan"]
+    assert any(m.startswith("extended down to 50 items: contextual already reaches static's") for m in plans)
+    assert any("not extended below 50 items (floor 50)" in m and "censored" in m for m in plans)
+    assert [e.total for e in events if e.stage == "cell"] == [16, 16]
+
+    again = run_analysis(settings)
+    assert again.computed == [] and len(again.reused) == 16 and again.run_id == resumed.run_id
+
+    client = client_for(settings.tracking_uri)
+    parent = client.get_run(resumed.run_id)
+    assert parent.info.status == "FINISHED"
+    assert parent.data.tags["advisor.extended_sizes"] == "50"
+    assert parent.data.tags["advisor.total_cells"] == "16"
+    assert "censored" in parent.data.tags["advisor.extension"]
+    analysis = load_analysis(resumed.run_id, settings.tracking_uri)
+    assert analysis.sizes == [50, 100, 200, 400] and len(analysis.curves) == 16
+    (efficiency,) = _verdict(client, resumed.run_id)["efficiency"]
+    assert efficiency["censored"] is True and efficiency["size_needed"] == 50
+    reasons = " ".join(_verdict(client, resumed.run_id)["reasons"])
+    assert "censored: matched at the smallest size tried, 50 items" in reasons
+
+
+def test_an_explicit_grid_is_not_extended(settings: RunSettings) -> None:
+    settings.sizes = [100, 400]
+    outcome = run_analysis(settings)
+    assert sorted({c.size for c in outcome.computed}) == [100, 400] and len(outcome.computed) == 8
+    tags = client_for(settings.tracking_uri).get_run(outcome.run_id).data.tags
+    assert "advisor.extended_sizes" not in tags
