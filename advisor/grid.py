@@ -185,11 +185,23 @@ def expected_steps(size: int, profile: Profile, max_steps: int | None = None) ->
 
 
 def estimate_seconds(
-    plan: GridPlan, profile: Profile, n_eval: int, workers: int = 2, max_steps: int | None = None
+    plan: GridPlan,
+    profile: Profile,
+    n_eval: int,
+    workers: int = 2,
+    max_steps: int | None = None,
+    tune_lr: bool = True,
 ) -> float:
-    """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs."""
+    """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs.
+
+    ``tune_lr``: each family first trains one model per rate of ``profile.lr_grid`` at the middle size.
+    """
     encoder = (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S if "contextual" in plan.embeddings else 0.0
-    item_steps = sum(expected_steps(c.size, profile, max_steps) for c in plan.cells) * _BATCH
+    sizes = [c.size for c in plan.cells]
+    if tune_lr and plan.sizes:
+        middle = plan.sizes[(len(plan.sizes) - 1) // 2]
+        sizes += [middle] * len(plan.embeddings) * len(profile.lr_grid)
+    item_steps = sum(expected_steps(size, profile, max_steps) for size in sizes) * _BATCH
     return encoder + item_steps * _TRAIN_S_PER_ITEM_EPOCH / max(workers, 1) + _FIXED_S
 
 
@@ -207,7 +219,8 @@ def expected_duration_text(settings: object) -> str:
     )  # type: ignore[attr-defined]
     profile = profiles.get(s.profile)  # type: ignore[attr-defined]
     plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)  # type: ignore[attr-defined]
-    seconds = estimate_seconds(plan, profile, len(splits.dev) + len(splits.test), max_steps=s.max_steps)  # type: ignore[attr-defined]
+    n_eval = len(splits.dev) + len(splits.test)
+    seconds = estimate_seconds(plan, profile, n_eval, max_steps=s.max_steps, tune_lr=s.lr is None)  # type: ignore[attr-defined]
     return (
         f"Expected duration: about {_duration(seconds)} for {len(plan.cells)} cells "
         f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds), "
