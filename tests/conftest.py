@@ -1,11 +1,29 @@
-"""Session-scoped tiny models built locally (no download): a 2-layer BERT and a small vectors file."""
+"""The shared fixtures: tiny models built locally (no download), generated data, MLflow stores (one
+migrated template a session, copied per test) and one finished ``advisor run`` for the tests that only
+read it. The plain helpers behind them are in ``tests/helpers.py``."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.helpers import (
+    FinishedRun,
+    NewStore,
+    build_store_template,
+    build_tiny_bert,
+    clone_store_folder,
+    copy_store,
+    tiny_run_settings,
+    write_ner_splits,
+    write_tiny_vectors,
+)
+
+if TYPE_CHECKING:
+    from advisor.runner import ProgressEvent, RunSettings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -22,55 +40,6 @@ def cache_root(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("ADVISOR_CACHE_DIR", None)
     else:
         os.environ["ADVISOR_CACHE_DIR"] = previous
-
-
-TINY_WORDS = (
-    "the a an of to in on at for with by from and or but is was are were be been it this that "
-    "he she they we you i his her their our my john mary paris london berlin new york city "
-    "company bank river apple google play film movie book song team game went saw said visited "
-    "likes works lives who what where when why how which many much time day year good bad great "
-    "not no yes very more most , . ? ! ' \" - ( ) : ; 1 2 3 4 5 6 7 8 9 0"
-).split()
-
-
-def build_tiny_bert(path: Path, max_position_embeddings: int = 64) -> Path:
-    """A 2-layer, 32-d BERT with a WordPiece vocabulary of a few hundred pieces, saved to ``path``."""
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizer
-
-    path.mkdir(parents=True, exist_ok=True)
-    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
-    pieces = special + sorted(set(TINY_WORDS)) + letters + [f"##{c}" for c in letters]
-    (path / "vocab.txt").write_text("\n".join(pieces) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizer(vocab={p: i for i, p in enumerate(pieces)}, do_lower_case=True)
-    tokenizer.model_max_length = max_position_embeddings
-    tokenizer.save_pretrained(path)
-    config = BertConfig(
-        vocab_size=len(pieces),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=max_position_embeddings,
-    )
-    torch.manual_seed(0)
-    BertModel(config).save_pretrained(path)
-    return path
-
-
-def write_tiny_vectors(path: Path, dim: int = 8, header: bool = False) -> Path:
-    """A GloVe-style text file covering most of ``TINY_WORDS`` with deterministic vectors."""
-    import numpy as np
-
-    rng = np.random.default_rng(0)
-    words = sorted(set(TINY_WORDS))[:-5]  # leave a few words out so coverage is not 100 %
-    lines = [f"{len(words)} {dim}"] if header else []
-    for word in words:
-        vec = rng.normal(size=dim)
-        lines.append(word + " " + " ".join(f"{v:.5f}" for v in vec))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 @pytest.fixture()
@@ -104,16 +73,96 @@ def tiny_vectors_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def app_store(tmp_path_factory: pytest.TempPathFactory):
+def app_store(tmp_path_factory: pytest.TempPathFactory, mlflow_template: Path):
     """An MLflow store with a finished and a half-done synthetic NER analysis (the app's tests read it)."""
     from tests.advisor.app.synthetic_store import build_store
 
-    return build_store(tmp_path_factory.mktemp("app_store"))
+    root = tmp_path_factory.mktemp("app_store")
+    copy_store(mlflow_template, root / "mlflow.db")
+    return build_store(root)
 
 
 @pytest.fixture(scope="session")
-def layer_store(tmp_path_factory: pytest.TempPathFactory):
+def layer_store(tmp_path_factory: pytest.TempPathFactory, mlflow_template: Path):
     """A store with an analysis carrying mix weights and contextuality, and a layer sweep (app tests)."""
     from tests.advisor.app.layer_store import build_layer_store
 
-    return build_layer_store(tmp_path_factory.mktemp("layer_store"))
+    root = tmp_path_factory.mktemp("layer_store")
+    copy_store(mlflow_template, root / "mlflow.db")
+    return build_layer_store(root)
+
+
+# -- MLflow stores ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def mlflow_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty store migrated once a session; tests get copies of it (``new_store``)."""
+    return build_store_template(tmp_path_factory.mktemp("mlflow-template"))
+
+
+@pytest.fixture()
+def new_store(mlflow_template: Path) -> NewStore:
+    """``new_store(folder, name="mlflow.db") -> uri``: a fresh sqlite store at ``folder/name``, copied
+    from the session's migrated template instead of migrated again."""
+
+    def make(folder: Path, name: str = "mlflow.db") -> str:
+        return copy_store(mlflow_template, folder / name)
+
+    return make
+
+
+# -- advisor run on generated data -----------------------------------------------------------------
+
+
+@pytest.fixture()
+def ner_files(tmp_path: Path) -> dict[str, str]:
+    """train / dev / test CoNLL files of 40 / 10 / 12 generated sentences: part -> path."""
+    return write_ner_splits(tmp_path)
+
+
+@pytest.fixture()
+def run_settings(
+    tmp_path: Path,
+    ner_files: dict[str, str],
+    tiny_bert_dir: Path,
+    tiny_vectors_file: Path,
+    new_store: NewStore,
+) -> RunSettings:
+    """Settings of a tiny run of every family on ``ner_files``, into a fresh store of its own."""
+    uri = new_store(tmp_path / "mlruns")
+    return tiny_run_settings(tmp_path, ner_files, tiny_bert_dir, tiny_vectors_file, uri)
+
+
+@pytest.fixture(scope="session")
+def finished_run(
+    tmp_path_factory: pytest.TempPathFactory,
+    tiny_bert_dir: Path,
+    tiny_vectors_file: Path,
+    mlflow_template: Path,
+) -> FinishedRun:
+    """``run_settings``' run, done once a session for the tests that only read it: never resume,
+    re-run or log to it (take ``finished_run_copy`` for that)."""
+    from advisor.runner import run_analysis
+
+    folder = tmp_path_factory.mktemp("finished_run")
+    uri = copy_store(mlflow_template, folder / "mlruns" / "mlflow.db")
+    settings = tiny_run_settings(folder, write_ner_splits(folder), tiny_bert_dir, tiny_vectors_file, uri)
+    events: list[ProgressEvent] = []
+    outcome = run_analysis(settings, progress=events.append)
+    return FinishedRun(settings=settings, outcome=outcome, events=events)
+
+
+@pytest.fixture()
+def finished_run_copy(finished_run: FinishedRun, tmp_path: Path) -> FinishedRun:
+    """A private copy of ``finished_run``'s store (and its own cache) to resume or re-run."""
+    import dataclasses
+
+    source = Path(finished_run.settings.tracking_uri.removeprefix("sqlite:///")).parent
+    clone_store_folder(source, tmp_path / "mlruns")
+    settings = dataclasses.replace(
+        finished_run.settings,
+        tracking_uri=f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    return dataclasses.replace(finished_run, settings=settings)

@@ -16,6 +16,7 @@ from advisor.report import partial_notice
 from advisor.runner import EMBEDDING_CHOICES
 from advisor.tracking import load_analysis
 from advisor.verdict import recommend
+from tests.helpers import NewStore
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 CONLL = "\n\n".join(f"John\tB-PER\nlives\tO\nin\tO\nParis{i}\tB-LOC" for i in range(30)).encode() + b"\n"
@@ -308,11 +309,11 @@ def test_layers_page_launches_advisor_layers_on_the_dataset_and_stops_it(layers_
 
 @pytest.mark.slow
 def test_a_layer_sweep_launched_from_the_page_is_listed_when_it_ends(
-    app: AppTest, tiny_bert_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    app: AppTest, tiny_bert_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, new_store: NewStore
 ) -> None:
     """End to end: `advisor layers` started by the page (tiny encoder, 32 items, 1 seed) logs a sweep it then shows."""
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/sweeps.db")  # not the shared store
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", new_store(tmp_path, "sweeps.db"))  # not the shared store
     app.radio(key="source").set_value("Bundled demo data").run()
     app.selectbox(key="demo_task").set_value("classify").run()
     _page(app, "Layers")

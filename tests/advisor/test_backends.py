@@ -14,7 +14,7 @@ from advisor.errors import ConfigError
 from advisor.runner import ProgressEvent, RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis
 from advisor.validate import validate_settings
-from tests.advisor.test_runner import write_ner
+from tests.helpers import NewStore, write_ner
 
 ray = pytest.importorskip("ray")
 
@@ -45,8 +45,8 @@ def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> Ru
     )
 
 
-def _scores(settings: RunSettings, store: Path) -> list[tuple[str, int, int, float]]:
-    settings.tracking_uri = f"sqlite:///{store}/mlflow.db"
+def _scores(settings: RunSettings, tracking_uri: str) -> list[tuple[str, int, int, float]]:
+    settings.tracking_uri = tracking_uri
     outcome = run_analysis(settings)
     curves = load_analysis(outcome.run_id, settings.tracking_uri).curves
     rows = curves.sort_values(["embedding", "size", "seed"])[["embedding", "size", "seed", "score"]]
@@ -59,21 +59,23 @@ def _statuses(uri: str) -> list[str]:
 
 
 def test_ray_backend_gives_the_local_scores_and_leaves_nothing_running(
-    settings: RunSettings, tmp_path: Path
+    settings: RunSettings, tmp_path: Path, new_store: NewStore
 ) -> None:
-    local = _scores(settings, tmp_path / "local")
+    local = _scores(settings, new_store(tmp_path / "local"))
     settings.backend = "ray"
-    on_ray = _scores(settings, tmp_path / "ray")
+    on_ray = _scores(settings, new_store(tmp_path / "ray"))
     assert len(on_ray) == 12 and {r[0] for r in on_ray} == {"random", "static", "contextual"}
     assert on_ray == local  # exactly: same cells, seeds and training function
     assert set(_statuses(settings.tracking_uri)) == {"FINISHED"}
     assert not ray.is_initialized()  # the runtime the backend started is shut down
 
 
-def test_ctrl_c_on_ray_ends_killed_and_resumes(settings: RunSettings, tmp_path: Path) -> None:
+def test_ctrl_c_on_ray_ends_killed_and_resumes(
+    settings: RunSettings, tmp_path: Path, new_store: NewStore
+) -> None:
     settings.backend = "ray"
     settings.embeddings = ["random"]
-    settings.tracking_uri = f"sqlite:///{tmp_path}/mlflow.db"
+    settings.tracking_uri = new_store(tmp_path)
 
     def interrupt(event: ProgressEvent) -> None:
         if event.stage == "cell" and event.done == 2:

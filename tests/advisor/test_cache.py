@@ -10,7 +10,7 @@ from advisor.difficulty._parse import default_cache_dir as parse_cache_dir
 from advisor.embeddings import default_cache_dir as feature_cache_dir
 from advisor.embeddings._static import load_vectors
 from advisor.lifecycle import _lock_dir
-from tests.conftest import write_tiny_vectors
+from tests.helpers import write_tiny_vectors
 
 
 def test_tests_never_write_to_the_home_directory(cache_root: Path):

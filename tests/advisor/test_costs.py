@@ -13,18 +13,18 @@ from advisor.costs import SERVING_ARTIFACT, price_per_million
 from advisor.runner import RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis
 from advisor.verdict import compare_costs
-from tests.advisor.test_runner import write_ner
+from tests.helpers import NewStore, write_ner
 
 
 @pytest.fixture()
-def light(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+def light(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore) -> RunSettings:
     files = {part: str(write_ner(tmp_path / f"{part}.conll", n, i)) for i, (part, n) in
              enumerate((("train", 30), ("dev", 8), ("test", 10)))}  # fmt: skip
     return RunSettings(
         data=files["train"], task="ner", dev=files["dev"], test=files["test"],
         embeddings=["static", "contextual"], sizes=[30], seeds=1, profile="quick",
         contextual=str(tiny_bert_dir), static=str(tiny_vectors_file), max_steps=1, workers=1,
-        tracking_uri=f"sqlite:///{tmp_path}/cold.db", experiment="t", cache_dir=str(tmp_path / "cache"),
+        tracking_uri=new_store(tmp_path, "cold.db"), experiment="t", cache_dir=str(tmp_path / "cache"),
         device="cpu", difficulty=False,
     )  # fmt: skip
 
@@ -37,10 +37,12 @@ def _ratios(run_id: str, uri: str) -> tuple[float, float, dict]:
 
 
 @pytest.mark.slow  # four small runs end to end: about 20 s on 2 idle cores, more on a busy machine
-def test_cost_ratios_agree_for_cold_warm_forced_and_resumed_runs(light: RunSettings, tmp_path: Path) -> None:
+def test_cost_ratios_agree_for_cold_warm_forced_and_resumed_runs(
+    light: RunSettings, tmp_path: Path, new_store: NewStore
+) -> None:
     cold = run_analysis(light)  # empty feature cache
     forced = run_analysis(dataclasses.replace(light, force=True))  # warm cache, every cell recomputed
-    resumed_settings = dataclasses.replace(light, tracking_uri=f"sqlite:///{tmp_path}/resumed.db")
+    resumed_settings = dataclasses.replace(light, tracking_uri=new_store(tmp_path, "resumed.db"))
     with pytest.raises(RuntimeError, match="injected failure"):
         run_analysis(resumed_settings, fail_after=1)
     resumed = run_analysis(resumed_settings)  # finishes the grid, warm cache

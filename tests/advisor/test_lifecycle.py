@@ -29,6 +29,7 @@ from advisor.lifecycle import (
     store_lock,
 )
 from advisor.tracking import client_for
+from tests.helpers import NewStore
 
 ROWS = "Ann\tB-PER\nLee\tI-PER\nsang\tO\nin\tO\nRome\tB-LOC\n\nthe\tO\nman\tO\nsaw\tO\nParis\tB-LOC\n\n"
 
@@ -72,8 +73,10 @@ def test_finished_or_ownerless_runs_are_never_stale() -> None:
     assert not is_stale(fake_run("RUNNING", {}))
 
 
-def test_close_stale_runs_ends_dead_analyses_and_their_children_killed(tmp_path: Path) -> None:
-    client = client_for(f"sqlite:///{tmp_path}/mlflow.db")
+def test_close_stale_runs_ends_dead_analyses_and_their_children_killed(
+    tmp_path: Path, new_store: NewStore
+) -> None:
+    client = client_for(new_store(tmp_path))
     experiment = client.create_experiment("stale")
     me = Owner.current()
     dead = Owner(me.host, dead_pid(), me.started)
@@ -88,8 +91,8 @@ def test_close_stale_runs_ends_dead_analyses_and_their_children_killed(tmp_path:
     assert "is gone" in client.get_run(runs["dead"][0]).data.tags["advisor.closed_stale"]
 
 
-def test_heartbeat_thread_refreshes_the_tag(tmp_path: Path) -> None:
-    client = client_for(f"sqlite:///{tmp_path}/mlflow.db")
+def test_heartbeat_thread_refreshes_the_tag(tmp_path: Path, new_store: NewStore) -> None:
+    client = client_for(new_store(tmp_path))
     run = client.create_run(client.create_experiment("beat"))
     beat = Heartbeat(client, run.info.run_id, interval=0.05).start()
     first = float(client.get_run(run.info.run_id).data.tags[HEARTBEAT_TAG])
@@ -167,9 +170,10 @@ def test_two_identical_runs_at_once_share_the_work(tmp_path: Path, tiny_vectors_
 
 
 def test_sigkill_mid_grid_is_reported_killed_and_resumed(
-    tmp_path: Path, tiny_vectors_file: Path, advisor_cli, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny_vectors_file: Path, advisor_cli, monkeypatch: pytest.MonkeyPatch, new_store: NewStore
 ) -> None:
     (tmp_path / "train.conll").write_text(ROWS * 10, encoding="utf-8")
+    new_store(tmp_path)
     store = tmp_path / "mlflow.db"
     args = run_args(store, tiny_vectors_file, "2,4,8,16", "2")  # 16 cells
     process = start(args, tmp_path)
@@ -200,11 +204,11 @@ def test_sigkill_mid_grid_is_reported_killed_and_resumed(
 
 
 def test_a_failure_while_opening_never_leaves_the_parent_running(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_store: NewStore
 ) -> None:
     from advisor.tracking import AnalysisTracker
 
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "open-fails")
+    tracker = AnalysisTracker(new_store(tmp_path), "open-fails")
     real = tracker.client.log_batch
 
     def refuse_tags(run_id: str, **kwargs: object) -> None:
@@ -219,10 +223,10 @@ def test_a_failure_while_opening_never_leaves_the_parent_running(
     assert [r.info.status for r in runs] == ["FAILED"]
 
 
-def test_open_takes_ownership_and_close_stops_the_heartbeat(tmp_path: Path) -> None:
+def test_open_takes_ownership_and_close_stops_the_heartbeat(tmp_path: Path, new_store: NewStore) -> None:
     from advisor.tracking import AnalysisTracker
 
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "owned")
+    tracker = AnalysisTracker(new_store(tmp_path), "owned")
     run_id = tracker.open("k2", "name", {"task": "ner"}, {})
     tags = tracker.client.get_run(run_id).data.tags
     owner = Owner.from_tags(tags)

@@ -19,16 +19,18 @@ from advisor.mlflow_views import (
     store_uri,
 )
 from advisor.tracking import AnalysisTracker
-from tests.advisor.test_runner import write_ner
+from tests.helpers import NewStore, write_ner
 
 
-def test_tracker_tags_the_experiment_and_logs_description_and_inputs(tmp_path: Path) -> None:
+def test_tracker_tags_the_experiment_and_logs_description_and_inputs(
+    tmp_path: Path, new_store: NewStore
+) -> None:
     files = {
         p: write_ner(tmp_path / f"{p}.conll", n, i)
         for i, (p, n) in enumerate((("train", 12), ("dev", 4), ("test", 5)))
     }
     splits = read_splits(str(files["train"]), "ner", dev=str(files["dev"]), test=str(files["test"]))
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "views")
+    tracker = AnalysisTracker(new_store(tmp_path), "views")
     tracker.open("key", "run", {}, {})
     log_dataset_inputs(tracker.client, tracker.parent_id, splits, "train.conll")
     set_description(tracker.client, tracker.parent_id, "**Verdict: USE CONTEXTUAL**")
@@ -71,13 +73,13 @@ def test_store_uri_and_require_store_create_nothing(tmp_path: Path, monkeypatch:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_test_tokens_are_logged_for_the_item_explorer(tmp_path: Path) -> None:
+def test_test_tokens_are_logged_for_the_item_explorer(tmp_path: Path, new_store: NewStore) -> None:
     from advisor.app import load_test_tokens
     from advisor.mlflow_views import log_test_tokens
 
     files = {p: write_ner(tmp_path / f"{p}.conll", 12, i) for i, p in enumerate(("train", "dev", "test"))}
     splits = read_splits(str(files["train"]), "ner", dev=str(files["dev"]), test=str(files["test"]))
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "tokens")
+    tracker = AnalysisTracker(new_store(tmp_path), "tokens")
     tracker.open("key", "run", {}, {})
     log_test_tokens(tracker.client, tracker.parent_id, splits)
     tracker.close("KILLED")  # a killed run still has them: they are logged when the run opens

@@ -7,77 +7,17 @@ KILLED and a re-run computes only the missing cells.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 from advisor.runner import ProgressEvent, RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis
-
-NAMES = ["John", "Mary", "Paris", "London", "Berlin", "Google", "Apple"]
-TYPES = {
-    "John": "PER",
-    "Mary": "PER",
-    "Paris": "LOC",
-    "London": "LOC",
-    "Berlin": "LOC",
-    "Google": "ORG",
-    "Apple": "ORG",
-}
-FILLER = "the a of in on with went saw said visited likes works lives good bad".split()
+from tests.helpers import FinishedRun, NewStore
 
 
-def write_ner(path: Path, n: int, seed: int) -> Path:
-    rng = random.Random(seed)
-    blocks = []
-    for _ in range(n):
-        rows = []
-        for _ in range(rng.randint(3, 7)):
-            if rng.random() < 0.3:
-                name = rng.choice(NAMES)
-                rows.append(f"{name}\tB-{TYPES[name]}")
-            else:
-                rows.append(f"{rng.choice(FILLER)}\tO")
-        blocks.append("\n".join(rows))
-    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
-    return path
-
-
-@pytest.fixture()
-def ner_files(tmp_path: Path) -> dict[str, str]:
-    return {
-        part: str(write_ner(tmp_path / f"{part}.conll", n, i))
-        for i, (part, n) in enumerate((("train", 40), ("dev", 10), ("test", 12)))
-    }
-
-
-@pytest.fixture()
-def settings(
-    tmp_path: Path, ner_files: dict[str, str], tiny_bert_dir: Path, tiny_vectors_file: Path
-) -> RunSettings:
-    return RunSettings(
-        data=ner_files["train"],
-        task="ner",
-        dev=ner_files["dev"],
-        test=ner_files["test"],
-        sizes=[20, 40],
-        seeds=2,
-        profile="quick",
-        contextual=str(tiny_bert_dir),
-        static=str(tiny_vectors_file),
-        random_dim=16,
-        max_steps=3,
-        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
-        experiment="test",
-        cache_dir=str(tmp_path / "cache"),
-        device="cpu",
-    )
-
-
-def test_run_logs_the_mlflow_structure_and_resumes(settings: RunSettings) -> None:
-    events: list[ProgressEvent] = []
-    outcome = run_analysis(settings, progress=events.append)
+def test_run_logs_the_mlflow_structure(finished_run: FinishedRun) -> None:
+    settings, outcome, events = finished_run.settings, finished_run.outcome, finished_run.events
     assert len(outcome.computed) == 2 * 2 * 3 and outcome.reused == []
     client = client_for(settings.tracking_uri)
     parent = client.get_run(outcome.run_id)
@@ -119,6 +59,10 @@ def test_run_logs_the_mlflow_structure_and_resumes(settings: RunSettings) -> Non
     assert analysis.curves["score"].between(0, 1).all()
     assert set(analysis.embeddings["embedding"]) == {"random", "static", "contextual"}
 
+
+def test_a_second_identical_run_resumes_and_computes_nothing(finished_run_copy: FinishedRun) -> None:
+    settings, outcome = finished_run_copy.settings, finished_run_copy.outcome
+    client = client_for(settings.tracking_uri)
     again = run_analysis(settings)
     assert again.computed == [] and len(again.reused) == 12
     assert again.run_id == outcome.run_id and again.resumed
@@ -126,7 +70,8 @@ def test_run_logs_the_mlflow_structure_and_resumes(settings: RunSettings) -> Non
     assert client.get_run(outcome.run_id).info.status == "FINISHED"
 
 
-def test_failure_mid_grid_ends_failed_and_rerun_computes_only_missing(settings: RunSettings) -> None:
+def test_failure_mid_grid_ends_failed_and_rerun_computes_only_missing(run_settings: RunSettings) -> None:
+    settings = run_settings
     settings.embeddings = ["random", "static"]
     with pytest.raises(RuntimeError, match="injected failure"):
         run_analysis(settings, fail_after=3)
@@ -138,7 +83,8 @@ def test_failure_mid_grid_ends_failed_and_rerun_computes_only_missing(settings: 
     assert client.get_run(outcome.run_id).info.status == "FINISHED"
 
 
-def test_ctrl_c_ends_killed_and_keeps_finished_cells(settings: RunSettings) -> None:
+def test_ctrl_c_ends_killed_and_keeps_finished_cells(run_settings: RunSettings) -> None:
+    settings = run_settings
     settings.embeddings = ["random", "static"]
 
     def interrupt(event: ProgressEvent) -> None:
@@ -154,7 +100,8 @@ def test_ctrl_c_ends_killed_and_keeps_finished_cells(settings: RunSettings) -> N
     assert len(outcome.reused) == 3 and len(outcome.computed) == 5
 
 
-def test_force_recomputes(settings: RunSettings) -> None:
+def test_force_recomputes(run_settings: RunSettings) -> None:
+    settings = run_settings
     settings.sizes = [20]
     settings.seeds = 1
     settings.embeddings = ["random"]
@@ -164,12 +111,15 @@ def test_force_recomputes(settings: RunSettings) -> None:
     assert len(first.computed) == len(second.computed) == 1
 
 
-def test_parallel_workers_give_the_same_scores(settings: RunSettings, tmp_path: Path) -> None:
+def test_parallel_workers_give_the_same_scores(
+    run_settings: RunSettings, tmp_path: Path, new_store: NewStore
+) -> None:
+    settings = run_settings
     settings.embeddings = ["random", "static"]
     scores = []
     for workers in (1, 2):
         settings.workers = workers
-        settings.tracking_uri = f"sqlite:///{tmp_path}/w{workers}/mlflow.db"
+        settings.tracking_uri = new_store(tmp_path / f"w{workers}")
         run_id = run_analysis(settings).run_id
         curves = load_analysis(run_id, settings.tracking_uri).curves
         scores.append(curves.sort_values(["embedding", "size", "seed"])["score"].tolist())

@@ -8,11 +8,11 @@ import pytest
 
 from advisor.runner import RunSettings, run_analysis
 from advisor.tracking import load_analysis
-from tests.advisor.test_runner import write_ner
+from tests.helpers import NewStore, write_ner
 
 
 def test_distilled_runs_through_the_same_grid_and_serving_pass(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
 ) -> None:
     files = {
         part: str(write_ner(tmp_path / f"{part}.conll", n, i))
@@ -31,7 +31,7 @@ def test_distilled_runs_through_the_same_grid_and_serving_pass(
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         max_steps=2,
-        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
+        tracking_uri=new_store(tmp_path / "mlruns"),
         experiment="test",
         cache_dir=str(tmp_path / "cache"),
         device="cpu",

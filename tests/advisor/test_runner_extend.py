@@ -17,6 +17,7 @@ import pytest
 
 from advisor.runner import ProgressEvent, RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis
+from tests.helpers import NewStore
 
 FILLER = "the a of in on with went saw said visited likes works lives".split()
 
@@ -35,7 +36,9 @@ def write_sentiment(path: Path, n: int, seed: int, share_negative: float) -> str
 
 
 @pytest.fixture()
-def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+def settings(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
+) -> RunSettings:
     return RunSettings(
         data=write_sentiment(tmp_path / "train.csv", 400, 0, 0.1),
         task="classify",
@@ -49,7 +52,7 @@ def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> Ru
         max_steps=20,
         workers=1,
         difficulty=False,
-        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
+        tracking_uri=new_store(tmp_path / "mlruns"),
         experiment="extend",
         cache_dir=str(tmp_path / "cache"),
         device="cpu",

@@ -9,7 +9,7 @@ import numpy as np
 from advisor.data import read_splits
 from advisor.grid import plan_grid, profiles
 from advisor.runner import _featurize
-from tests.advisor.test_runner import write_ner
+from tests.helpers import write_ner
 
 
 class _NoTracker:

@@ -10,6 +10,7 @@ import pytest
 
 from advisor.errors import ConfigError
 from advisor.tracking import AnalysisTracker, _read_json_table, load_analysis, resolve_tracking_uri
+from tests.helpers import NewStore
 
 
 def test_resolve_tracking_uri(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -24,8 +25,8 @@ def test_resolve_tracking_uri(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
         resolve_tracking_uri("mlruns")
 
 
-def test_tables_keep_missing_numbers_as_nan(tmp_path: Path) -> None:
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "t")
+def test_tables_keep_missing_numbers_as_nan(tmp_path: Path, new_store: NewStore) -> None:
+    tracker = AnalysisTracker(new_store(tmp_path), "t")
     tracker.open("k", "run", {"task": "ner"}, {})
     frame = pd.DataFrame(
         {"metric": ["a", "b"], "gap": [0.5, math.nan], "gap_lo": [math.nan, math.nan], "n": [3, 4]}
@@ -39,17 +40,17 @@ def test_tables_keep_missing_numbers_as_nan(tmp_path: Path) -> None:
     assert tracker.client.get_run(tracker.parent_id).info.status == "FINISHED"
 
 
-def test_load_analysis_errors(tmp_path: Path) -> None:
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
+def test_load_analysis_errors(tmp_path: Path, new_store: NewStore) -> None:
+    uri = new_store(tmp_path)
     with pytest.raises(ConfigError, match="no analysis in the tracking store"):
         load_analysis("latest", uri)
     with pytest.raises(ConfigError, match="no run with id 'nope'"):
         load_analysis("nope", uri)
 
 
-def test_a_table_logged_again_replaces_the_first(tmp_path: Path) -> None:
+def test_a_table_logged_again_replaces_the_first(tmp_path: Path, new_store: NewStore) -> None:
     """MLflow's log_table appends; a resumed or --force run must not double a table's rows."""
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "t")
+    tracker = AnalysisTracker(new_store(tmp_path), "t")
     tracker.open("k", "run", {"task": "ner"}, {})
     tracker.log_table(pd.DataFrame({"item": [0, 1], "score": [0.1, 0.2]}), "analysis/curves.json")
     tracker.log_table(pd.DataFrame({"item": [0, 1, 2], "score": [0.3, 0.4, 0.5]}), "analysis/curves.json")

@@ -20,7 +20,7 @@ import pytest
 
 from advisor.app import history_frame
 from advisor.tracking import find_analyses, load_analysis
-from tests.advisor.test_runner import write_ner
+from tests.helpers import NewStore, write_ner
 
 
 def _free_port() -> int:
@@ -44,15 +44,17 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 
 
 
 @pytest.fixture()
-def server(tmp_path: Path) -> Iterator[str]:
-    """``mlflow server`` on 127.0.0.1:PORT; yields its URL; killed (process group) at the end."""
+def server(tmp_path: Path, new_store: NewStore) -> Iterator[str]:
+    """``mlflow server`` on 127.0.0.1:PORT (a copied, already migrated sqlite backend); yields its URL;
+    killed (process group) at the end."""
     port = _free_port()
+    backend = new_store(tmp_path / "server")
     mlflow = Path(sys.executable).with_name("mlflow")
     command = [
         str(mlflow),
         "server",
         "--backend-store-uri",
-        f"sqlite:///{tmp_path}/server/mlflow.db",
+        backend,
         "--artifacts-destination",
         str(tmp_path / "server" / "artifacts"),
         "--serve-artifacts",
@@ -63,7 +65,6 @@ def server(tmp_path: Path) -> Iterator[str]:
         "--workers",
         "1",
     ]
-    (tmp_path / "server").mkdir()
     log = open(tmp_path / "server" / "log.txt", "wb")  # closed in finally
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from tests.advisor.test_runner import write_ner
+from tests.helpers import write_ner
 
 ROOT = Path(__file__).resolve().parents[2]
 

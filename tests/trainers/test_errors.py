@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from advisor import _error_codes as advisor_codes
 from trainers import TrainConfig
 from trainers import _errors as trainer_codes
 from trainers._errors import CATALOG, T101, T204, ConfigError, InputError, define, define_in
@@ -26,11 +25,9 @@ def literal_codes(package: str) -> list[tuple[str, str]]:
     return found
 
 
-def test_the_two_catalogs_share_no_code_and_keep_to_their_prefix():
-    assert CATALOG and advisor_codes.CATALOG
-    assert not set(CATALOG) & set(advisor_codes.CATALOG)
+def test_the_catalog_keeps_to_its_prefix():  # beside advisor's: tests/advisor/test_two_error_catalogs.py
+    assert CATALOG
     assert all(re.fullmatch(r"T\d{3}", code) for code in CATALOG)
-    assert all(re.fullmatch(r"E\d{3}", code) for code in advisor_codes.CATALOG)
 
 
 def test_every_code_used_in_trainers_is_in_its_catalog_and_none_in_advisors():
@@ -42,8 +39,6 @@ def test_every_code_used_in_trainers_is_in_its_catalog_and_none_in_advisors():
 def test_a_code_of_the_other_catalog_or_one_defined_twice_is_refused():
     with pytest.raises(ValueError, match="not T followed by digits"):
         define("E211", "an advisor code in the trainers catalog")
-    with pytest.raises(ValueError, match="not E followed by digits"):
-        advisor_codes.define("T101", "a trainers code in the advisor catalog")
     with pytest.raises(ValueError, match="T101 is defined twice"):
         define("T101", "something else")
     with pytest.raises(ValueError, match="kind must be"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.data._corpus import Corpus
+from tests.helpers import LabelledCorpus
 from trainers._finetune import FineTuneConfig, FineTuner, finetune_and_evaluate
 
 CITIES = ["paris", "london", "berlin"]
@@ -15,7 +15,7 @@ FILLER = ["the", "a", "went", "saw", "visited", "likes", "with", "and", "city", 
 FAST = FineTuneConfig(max_epochs=8, patience=3, batch_size=16, lr=3e-3, warmup_ratio=0.0, num_threads=1)
 
 
-def _ner(n: int, seed: int) -> Corpus:
+def _ner(n: int, seed: int) -> LabelledCorpus:
     """Cities are B-LOC, people B-PER, everything else O; "yesterday" splits into sub-word pieces."""
     rng = np.random.default_rng(seed)
     tokens, tags = [], []
@@ -23,10 +23,10 @@ def _ner(n: int, seed: int) -> Corpus:
         words = list(rng.choice(FILLER + CITIES + PEOPLE, size=int(rng.integers(3, 9))))
         tokens.append(words)
         tags.append(["B-LOC" if w in CITIES else "B-PER" if w in PEOPLE else "O" for w in words])
-    return Corpus(task="ner", tokens=tokens, labels=tags)
+    return LabelledCorpus(task="ner", tokens=tokens, labels=tags)
 
 
-def _classify(n: int, seed: int) -> Corpus:
+def _classify(n: int, seed: int) -> LabelledCorpus:
     """A sentence is about a place when it names a city."""
     rng = np.random.default_rng(seed)
     tokens, labels = [], []
@@ -36,7 +36,7 @@ def _classify(n: int, seed: int) -> Corpus:
             words[int(rng.integers(len(words)))] = str(rng.choice(CITIES))
         tokens.append(words)
         labels.append("place" if i % 2 else "other")
-    return Corpus(task="classify", tokens=tokens, labels=labels)
+    return LabelledCorpus(task="classify", tokens=tokens, labels=labels)
 
 
 @pytest.mark.parametrize("make, floor", [(_ner, 0.9), (_classify, 0.9)])
@@ -50,7 +50,9 @@ def test_the_fine_tuned_reference_learns_a_planted_task(tiny_bert_dir, make, flo
 
 def test_labels_sit_on_first_pieces_and_each_word_gets_one_prediction(tiny_bert_dir):
     tuner = FineTuner(str(tiny_bert_dir), "ner", ["B-LOC", "O"], FAST)
-    corpus = Corpus(task="ner", tokens=[["yesterday", "paris", "", "the"]], labels=[["O", "B-LOC", "O", "O"]])
+    corpus = LabelledCorpus(
+        task="ner", tokens=[["yesterday", "paris", "", "the"]], labels=[["O", "B-LOC", "O", "O"]]
+    )
     data = tuner.encode(corpus)
     labelled = [i for i, y in enumerate(data.piece_labels[0]) if y != -100]
     assert len(labelled) == 3  # the empty word has no piece: no label, and it is predicted "O"

@@ -5,78 +5,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from advisor.data._corpus import Corpus
-from advisor.errors import ConfigError, InputError
-from advisor.features import TokenFeatures
-from trainers import TrainConfig, TrainResult, fit_and_evaluate
-
-DIM = 8
-FAST = {
-    "max_steps": 180,
-    "min_steps": 0,
-    "eval_every": 15,
-    "patience": 3,
-    "batch_size": 16,
-    "lr": 1e-2,
-    "hidden": 16,
-    "projection": 16,
-}
-
-
-def _ner_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
-    """Planted signal: feature 0 > 0.6 marks a PER token, feature 1 > 0.6 a LOC token; runs are entities."""
-    rng = np.random.default_rng(seed)
-    arrays, tokens, tags = [], [], []
-    for _ in range(n):
-        length = int(rng.integers(3, 10))
-        x = rng.normal(size=(length, DIM)).astype(np.float32)
-        sent_tags = []
-        for t in range(length):
-            if x[t, 0] > 0.6 and x[t, 0] >= x[t, 1]:
-                entity = "PER"
-            elif x[t, 1] > 0.6:
-                entity = "LOC"
-            else:
-                entity = None
-            if entity is None:
-                sent_tags.append("O")
-            elif sent_tags and sent_tags[-1][2:] == entity:
-                sent_tags.append(f"I-{entity}")
-            else:
-                sent_tags.append(f"B-{entity}")
-        arrays.append(x)
-        tokens.append([f"w{i}" for i in range(length)])
-        tags.append(sent_tags)
-    return TokenFeatures.from_list(arrays), Corpus(task="ner", tokens=tokens, labels=tags)
-
-
-def _classify_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
-    """Planted signal: the label is the sign of feature 0 summed over the sentence (3 classes by size)."""
-    rng = np.random.default_rng(seed)
-    arrays, tokens, labels = [], [], []
-    for _ in range(n):
-        length = int(rng.integers(2, 12))
-        x = rng.normal(size=(length, DIM)).astype(np.float32)
-        total = x[:, 0].mean()
-        labels.append("neg" if total < -0.2 else "pos" if total > 0.2 else "mid")
-        arrays.append(x)
-        tokens.append(["Tok"] * length)
-    return TokenFeatures.from_list(arrays), Corpus(task="classify", tokens=tokens, labels=labels)
+from tests.helpers import FAST, PLANTED_DIM, LabelledCorpus, fit_planted, planted_classify, planted_ner
+from trainers import TrainConfig, fit_and_evaluate
+from trainers._errors import ConfigError, InputError
+from trainers._features import TokenFeatures
 
 
 @pytest.fixture(scope="module")
-def ner_splits() -> list[tuple[TokenFeatures, Corpus]]:
-    return [_ner_data(240, 0), _ner_data(60, 1), _ner_data(60, 2)]
+def ner_splits() -> list[tuple[TokenFeatures, LabelledCorpus]]:
+    return [planted_ner(240, 0), planted_ner(60, 1), planted_ner(60, 2)]
 
 
 @pytest.fixture(scope="module")
-def classify_splits() -> list[tuple[TokenFeatures, Corpus]]:
-    return [_classify_data(300, 0), _classify_data(80, 1), _classify_data(80, 2)]
-
-
-def _fit(splits: list[tuple[TokenFeatures, Corpus]], **options: object) -> TrainResult:
-    (tf, tc), (df, dc), (ef, ec) = splits
-    return fit_and_evaluate(tf, tc, df, dc, ef, ec, TrainConfig(**{**FAST, **options}))
+def classify_splits() -> list[tuple[TokenFeatures, LabelledCorpus]]:
+    return [planted_classify(300, 0), planted_classify(80, 1), planted_classify(80, 2)]
 
 
 def _assert_valid_iob2(tags: list[str]) -> None:
@@ -89,7 +31,7 @@ def _assert_valid_iob2(tags: list[str]) -> None:
 
 @pytest.mark.parametrize("use_crf", [False, True])
 def test_tagger_learns_planted_entities(ner_splits, use_crf: bool) -> None:
-    result = _fit(ner_splits, use_crf=use_crf)
+    result = fit_planted(ner_splits, use_crf=use_crf)
     eval_corpus = ner_splits[2][1]
     assert result.task == "ner" and result.primary_metric == "f1"
     assert result.score > 0.6, result.scores  # chance-level tagging scores near 0
@@ -110,7 +52,7 @@ def test_tagger_learns_planted_entities(ner_splits, use_crf: bool) -> None:
 
 @pytest.mark.parametrize("classifier", ["cnn", "bilstm"])
 def test_classifiers_learn_planted_label(classify_splits, classifier: str) -> None:
-    result = _fit(classify_splits, classifier=classifier)
+    result = fit_planted(classify_splits, classifier=classifier)
     eval_corpus = classify_splits[2][1]
     assert result.primary_metric == "accuracy"
     assert result.score > 0.6, result.scores  # three classes: chance ~0.33-0.45
@@ -131,11 +73,11 @@ def test_classifiers_learn_planted_label(classify_splits, classifier: str) -> No
 def test_same_seed_same_result(ner_splits, classify_splits, task: str, options: dict) -> None:
     splits = ner_splits if task == "ner" else classify_splits
     small = {**options, "max_steps": 45}
-    first, second = _fit(splits, seed=7, **small), _fit(splits, seed=7, **small)
+    first, second = fit_planted(splits, seed=7, **small), fit_planted(splits, seed=7, **small)
     assert first.predictions == second.predictions
     assert first.gold_probs == second.gold_probs
     assert first.dev_history == second.dev_history
-    other = _fit(splits, seed=8, **small)
+    other = fit_planted(splits, seed=8, **small)
     assert other.gold_probs != first.gold_probs
 
 
@@ -149,7 +91,7 @@ def test_float16_memmap_features_and_labels_only_in_eval(tmp_path: Path, classif
     # an eval label never seen in training still gets an index (and simply is never predicted right)
     eval_labels = list(ec.labels)
     eval_labels[0] = "unseen"
-    eval_corpus = Corpus(task="classify", tokens=ec.tokens, labels=eval_labels)
+    eval_corpus = LabelledCorpus(task="classify", tokens=ec.tokens, labels=eval_labels)
     config = TrainConfig(**{**FAST, "max_steps": 30})
     result = fit_and_evaluate(memmapped, tc, df, dc, ef, eval_corpus, config)
     assert "unseen" in result.labels
@@ -158,8 +100,10 @@ def test_float16_memmap_features_and_labels_only_in_eval(tmp_path: Path, classif
 
 def test_empty_items_are_scored(classify_splits) -> None:
     (tf, tc), (df, dc), _ = classify_splits
-    eval_feats = TokenFeatures.from_list([np.zeros((0, DIM), np.float32), np.ones((3, DIM), np.float32)])
-    eval_corpus = Corpus(task="classify", tokens=[[], ["a", "b", "c"]], labels=["pos", "neg"])
+    eval_feats = TokenFeatures.from_list(
+        [np.zeros((0, PLANTED_DIM), np.float32), np.ones((3, PLANTED_DIM), np.float32)]
+    )
+    eval_corpus = LabelledCorpus(task="classify", tokens=[[], ["a", "b", "c"]], labels=["pos", "neg"])
     result = fit_and_evaluate(
         tf, tc, df, dc, eval_feats, eval_corpus, TrainConfig(**{**FAST, "max_steps": 15})
     )
@@ -170,7 +114,9 @@ def test_mismatched_features_raise_input_error(ner_splits) -> None:
     (tf, tc), (df, dc), (ef, ec) = ner_splits
     with pytest.raises(InputError, match="items but the corpus"):
         fit_and_evaluate(tf, tc, df, dc, ef.subset(range(10)), ec, TrainConfig(**FAST))
-    shorter = Corpus(task="ner", tokens=[t[:-1] for t in tc.tokens], labels=[t[:-1] for t in tc.labels])
+    shorter = LabelledCorpus(
+        task="ner", tokens=[t[:-1] for t in tc.tokens], labels=[t[:-1] for t in tc.labels]
+    )
     with pytest.raises(InputError, match="feature rows"):
         fit_and_evaluate(tf, shorter, df, dc, ef, ec, TrainConfig(**FAST))
 
@@ -183,7 +129,7 @@ def test_bad_config_raises_config_error() -> None:
 
 
 def test_to_dict_is_flat_scalars(classify_splits) -> None:
-    result = _fit(classify_splits, max_steps=15)
+    result = fit_planted(classify_splits, max_steps=15)
     flat = result.to_dict()
     assert flat["score"] == result.score and flat["eval_macro_f1"] == result.scores["macro_f1"]
     assert all(isinstance(v, int | float | str) for v in flat.values())
@@ -218,7 +164,9 @@ def test_batches_of_a_float16_layer_stack_are_cast_exactly_into_one_reused_block
     lengths = [3, 5, 2, 4]
     stack = rng.standard_normal((sum(lengths), 3, 4)).astype(np.float16)  # (words, layers, dim)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    corpus = Corpus(task="ner", tokens=[["w"] * n for n in lengths], labels=[["O"] * n for n in lengths])
+    corpus = LabelledCorpus(
+        task="ner", tokens=[["w"] * n for n in lengths], labels=[["O"] * n for n in lengths]
+    )
     split = _Split(TokenFeatures(vectors=stack, offsets=offsets), corpus, {"O": 0}, casing=False)
     first = split.batch(np.array([1, 3]), torch.device("cpu"))
     expected = np.zeros((3, 2, 5, 4), dtype=np.float32)  # layer-first, padded with zeros
@@ -241,7 +189,7 @@ def test_observed_transitions_are_the_tag_bigrams_within_items() -> None:
     tags = [["B-PER", "I-PER", "O"], [], ["O", "B-LOC"], ["I-PER"], []]  # empty items, also last
     lengths = [len(t) for t in tags]
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    corpus = Corpus(task="ner", tokens=[["w"] * n for n in lengths], labels=tags)
+    corpus = LabelledCorpus(task="ner", tokens=[["w"] * n for n in lengths], labels=tags)
     feats = TokenFeatures(vectors=np.zeros((sum(lengths), 2), dtype=np.float32), offsets=offsets)
     split = _Split(feats, corpus, {label: i for i, label in enumerate(labels)}, casing=False)
     expected = np.zeros((4, 4), dtype=bool)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from advisor.data._corpus import Corpus
-from advisor.errors import InputError
-from advisor.features import TokenFeatures
+from tests.helpers import LabelledCorpus
 from trainers import TrainConfig, fit_and_evaluate
+from trainers._errors import InputError
+from trainers._features import TokenFeatures
 from trainers._mix import ScalarMix, layer_norms
 
 DIM, LAYERS, SIGNAL = 8, 4, 2
@@ -36,7 +36,7 @@ def _stack(x: np.ndarray, rng: np.random.Generator, scale: np.ndarray) -> np.nda
 SCALE = np.array([0.5, 4.0, 1.0, 2.0], dtype=np.float32)
 
 
-def _ner_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
+def _ner_data(n: int, seed: int) -> tuple[TokenFeatures, LabelledCorpus]:
     """Feature 0 of the signal layer > 0.5 marks a PER token; every other layer is unrelated noise."""
     rng = np.random.default_rng(seed)
     arrays, tokens, tags = [], [], []
@@ -52,10 +52,10 @@ def _ner_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
         arrays.append(_stack(x, rng, SCALE))
         tokens.append([f"w{i}" for i in range(length)])
         tags.append(sent)
-    return TokenFeatures.from_list(arrays), Corpus(task="ner", tokens=tokens, labels=tags)
+    return TokenFeatures.from_list(arrays), LabelledCorpus(task="ner", tokens=tokens, labels=tags)
 
 
-def _classify_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
+def _classify_data(n: int, seed: int) -> tuple[TokenFeatures, LabelledCorpus]:
     rng = np.random.default_rng(seed)
     arrays, tokens, labels = [], [], []
     for _ in range(n):
@@ -64,7 +64,7 @@ def _classify_data(n: int, seed: int) -> tuple[TokenFeatures, Corpus]:
         labels.append("pos" if x[:, 0].mean() > 0 else "neg")
         arrays.append(_stack(x, rng, SCALE))
         tokens.append(["tok"] * length)
-    return TokenFeatures.from_list(arrays), Corpus(task="classify", tokens=tokens, labels=labels)
+    return TokenFeatures.from_list(arrays), LabelledCorpus(task="classify", tokens=tokens, labels=labels)
 
 
 def test_mix_maps_a_stack_to_one_vector_and_starts_uniform():

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from advisor.errors import ConfigError
-from tests.trainers.test_loop import _classify_data, _fit, _ner_data
+from tests.helpers import fit_planted, planted_classify, planted_ner
 from trainers import PRECISIONS, TrainConfig, _precision, resolve_precision
+from trainers._errors import ConfigError
 from trainers._mix import ScalarMix
 
 
@@ -47,9 +47,9 @@ def test_the_scalar_mix_stays_float32_under_bf16_autocast() -> None:
 @pytest.mark.parametrize("task", ["ner", "classify"])
 def test_bfloat16_learns_what_float32_learns(task: str) -> None:
     """Same data and seed: both precisions learn the planted signal and score alike; each says which it was."""
-    make = _ner_data if task == "ner" else _classify_data
+    make = planted_ner if task == "ner" else planted_classify
     splits = [make(240, 0), make(60, 1), make(60, 2)]
-    results = {p: _fit(splits, seed=3, precision=p) for p in ("float32", "bfloat16")}
+    results = {p: fit_planted(splits, seed=3, precision=p) for p in ("float32", "bfloat16")}
     assert results["float32"].precision == "float32" and results["bfloat16"].precision == "bfloat16"
     assert results["float32"].to_dict()["precision"] == "float32"
     for result in results.values():
@@ -62,6 +62,6 @@ def test_bfloat16_learns_what_float32_learns(task: str) -> None:
 
 
 def test_bfloat16_is_reproducible_for_a_seed() -> None:
-    splits = [_ner_data(120, 0), _ner_data(40, 1), _ner_data(40, 2)]
-    first, second = (_fit(splits, seed=5, max_steps=45, precision="bfloat16") for _ in range(2))
+    splits = [planted_ner(120, 0), planted_ner(40, 1), planted_ner(40, 2)]
+    first, second = (fit_planted(splits, seed=5, max_steps=45, precision="bfloat16") for _ in range(2))
     assert first.gold_probs == second.gold_probs and first.dev_history == second.dev_history

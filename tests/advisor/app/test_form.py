@@ -15,6 +15,7 @@ from advisor.errors import ConfigError
 from advisor.grid import profiles
 from advisor.settings_schema import FORM_LABELS, SETTINGS, choices_of, default_of, setting
 from advisor.vocabulary import embedding_choices, task_choices
+from tests.helpers import NewStore
 
 
 class Recorder:
@@ -93,9 +94,9 @@ def test_blank_text_is_the_settings_default_and_unknown_fields_are_refused():
 
 
 @pytest.fixture
-def run_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+def run_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_store: NewStore) -> AppTest:
     """The app on its Configure & run page with the bundled demo data, in its own store."""
-    monkeypatch.setenv("ADVISOR_TRACKING_URI", f"sqlite:///{tmp_path}/mlflow.db")
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", new_store(tmp_path))
     monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
     at = AppTest.from_string("from advisor.app.page import main\nmain()", default_timeout=120).run()
     at.radio(key="source").set_value("Bundled demo data").run()

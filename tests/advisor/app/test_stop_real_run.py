@@ -15,6 +15,7 @@ import pytest
 from advisor.app import find_session_run, read_progress, run_command, start_run
 from advisor.runner import RunSettings
 from advisor.tracking import client_for, load_analysis
+from tests.helpers import NewStore
 
 pytestmark = pytest.mark.slow
 
@@ -35,10 +36,9 @@ def _write_ner(path: Path, n: int, seed: int) -> str:
 
 
 def test_stop_ends_the_run_killed_and_keeps_finished_cells(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
 ) -> None:
-    uri = f"sqlite:///{tmp_path}/mlruns/mlflow.db"
-    client_for(uri).search_experiments()  # create the store before timing anything
+    uri = new_store(tmp_path / "mlruns")  # a migrated store before timing anything
     settings = RunSettings(
         data=_write_ner(tmp_path / "train.conll", 60, 0),
         task="ner",

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import NewStore
+
 SENTENCES = [
     "john went to paris", "mary saw the river", "the bank of the river", "he visited london",
     "she likes the film", "they went to berlin", "the company said no", "who is john",
@@ -28,12 +30,12 @@ def _conll(path: Path, repeat: int) -> Path:
 
 
 @pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_store: NewStore) -> dict[str, str]:
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
     return {
         "train": str(_conll(tmp_path / "train.conll", 4)),
         "dev": str(_conll(tmp_path / "dev.conll", 1)),
-        "uri": f"sqlite:///{tmp_path}/mlflow.db",
+        "uri": new_store(tmp_path),
     }
 
 

@@ -12,6 +12,7 @@ import pytest
 from advisor.contextuality import mix_weights_table
 from advisor.runner import RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis
+from tests.helpers import NewStore
 
 WORDS = "the a of in on with went saw said visited likes works lives good bad".split()
 NAMES = {"John": "PER", "Mary": "PER", "Paris": "LOC", "Berlin": "LOC"}
@@ -30,7 +31,9 @@ def _ner(path: Path, n: int, seed: int) -> str:
     return str(path)
 
 
-def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+def _settings(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
+) -> RunSettings:
     return RunSettings(
         data=_ner(tmp_path / "train.conll", 40, 0),
         task="ner",
@@ -43,7 +46,7 @@ def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> R
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         max_steps=2,
-        tracking_uri=f"sqlite:///{tmp_path}/mlflow.db",
+        tracking_uri=new_store(tmp_path),
         experiment="test",
         cache_dir=str(tmp_path / "cache"),
         device="cpu",
@@ -53,9 +56,9 @@ def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> R
 
 
 def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
 ) -> None:
-    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file)
+    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file, new_store)
     assert settings.layer == "mix"
     outcome = run_analysis(settings)
     client = client_for(settings.tracking_uri)
@@ -96,10 +99,10 @@ def test_run_logs_mix_weights_per_cell_and_the_contextuality_of_the_encoder(
 
 
 def test_a_resumed_run_tables_the_weights_of_its_own_and_the_earlier_processs_cells(
-    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
 ) -> None:
     """This process's cells come from memory, the earlier process's from the store: together, all."""
-    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file)
+    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file, new_store)
     with pytest.raises(RuntimeError, match="injected failure"):
         run_analysis(settings, fail_after=5)
     outcome = run_analysis(settings)

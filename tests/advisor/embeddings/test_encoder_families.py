@@ -18,7 +18,7 @@ import torch
 
 from advisor.data import Corpus
 from advisor.embeddings import make_embedding
-from tests.conftest import TINY_WORDS, build_tiny_bert
+from tests.helpers import TINY_WORDS, build_tiny_bert
 
 LETTERS = [chr(c) for c in range(ord("a"), ord("z") + 1)]
 #: "cityscape" and "wonderful" are not in any tiny vocabulary: they split into several pieces.

@@ -11,13 +11,15 @@ import pytest
 
 from advisor.gain import GAIN_ARTIFACTS, load_gain_model, log_gain_model
 from advisor.tracking import AnalysisTracker, client_for
+from tests.helpers import NewStore, copy_store
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, planted_classify_result) -> tuple[str, str]:
+def store(
+    tmp_path_factory: pytest.TempPathFactory, planted_classify_result, mlflow_template: Path
+) -> tuple[str, str]:
     """A store with one analysis run holding the planted classification gain model."""
-    root = tmp_path_factory.mktemp("store")
-    uri = f"sqlite:///{root}/mlflow.db"
+    uri = copy_store(mlflow_template, tmp_path_factory.mktemp("store") / "mlflow.db")
     tracker = AnalysisTracker(uri, "gain-test")
     tracker.open("key", "planted-classify", {"task": "classify"}, {"advisor.task": "classify"})
     log_gain_model(planted_classify_result, tracker)
@@ -101,6 +103,7 @@ def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
     tmp_path: Path,
     tiny_bert_dir: Path,
     tiny_vectors_file: Path,
+    new_store: NewStore,
 ) -> None:
     from advisor.runner import RunSettings, run_analysis
 
@@ -142,7 +145,7 @@ def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
     settings = RunSettings(
         data=str(files["train"]), task="ner", dev=str(files["dev"]), test=str(files["test"]), sizes=[40], seeds=1,
         profile="quick", embeddings=["static", "contextual"], contextual=str(tiny_bert_dir), static=str(tiny_vectors_file),
-        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db", experiment="t", cache_dir=str(tmp_path / "cache"), device="cpu",
+        tracking_uri=new_store(tmp_path / "mlruns"), experiment="t", cache_dir=str(tmp_path / "cache"), device="cpu",
     )  # fmt: skip
     outcome = run_analysis(settings)
     client = client_for(settings.tracking_uri)

@@ -10,7 +10,7 @@ import pytest
 from advisor.data import read_splits
 from advisor.pipeline import plan_run
 from advisor.runner import RunSettings
-from tests.advisor.test_runner import write_ner
+from tests.helpers import write_ner
 from trainers import _precision
 
 

@@ -12,7 +12,7 @@ from advisor.grid import Cell, GridPlan
 from advisor.pipeline import LR_TAG, TUNING_TABLE, choose_learning_rates, tuning_size
 from advisor.runner import ProgressEvent, RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis, read_json_table
-from tests.helpers import write_ner_splits
+from tests.helpers import NewStore, write_ner_splits
 
 GRID = (1e-3, 3e-3, 1e-2)
 
@@ -52,7 +52,9 @@ def test_a_tie_goes_to_the_middle_of_the_grid() -> None:
 
 
 @pytest.fixture()
-def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> RunSettings:
+def settings(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
+) -> RunSettings:
     files = write_ner_splits(tmp_path / "data")
     return RunSettings(
         data=files["train"],
@@ -67,7 +69,7 @@ def settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path) -> Ru
         contextual=str(tiny_bert_dir),
         random_dim=16,
         max_steps=4,
-        tracking_uri=f"sqlite:///{tmp_path}/mlruns/mlflow.db",
+        tracking_uri=new_store(tmp_path / "mlruns"),
         experiment="tune",
         cache_dir=str(tmp_path / "cache"),
         device="cpu",

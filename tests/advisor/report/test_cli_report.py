@@ -13,6 +13,7 @@ from advisor.analysis import Analysis
 from advisor.cli import app
 from advisor.report import partial_notice
 from advisor.verdict import Thresholds, make_synthetic_analysis, recommend
+from tests.helpers import copy_store
 
 
 def _log_run(analysis: Analysis, uri: str) -> str:
@@ -50,9 +51,9 @@ def _log_run(analysis: Analysis, uri: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def logged_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Analysis]:
+def logged_run(tmp_path_factory: pytest.TempPathFactory, mlflow_template: Path) -> tuple[str, str, Analysis]:
     analysis = make_synthetic_analysis(n_sizes=4, seeds=(0, 1), noise=0.001, slice_effects={})
-    uri = f"sqlite:///{tmp_path_factory.mktemp('mlruns') / 'mlflow.db'}"
+    uri = copy_store(mlflow_template, tmp_path_factory.mktemp("mlruns") / "mlflow.db")
     return uri, _log_run(analysis, uri), analysis
 
 

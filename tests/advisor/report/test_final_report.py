@@ -8,13 +8,12 @@ from pathlib import Path
 
 from advisor.mlflow_views import DESCRIPTION_TAG, EXPERIMENT_KIND_TAG
 from advisor.report import partial_notice
-from advisor.runner import RunSettings, run_analysis
 from advisor.tracking import client_for
-from tests.advisor.test_runner import ner_files, settings  # noqa: F401  (fixtures)
+from tests.helpers import FinishedRun
 
 
-def test_stored_report_of_a_finished_run_says_finished(settings: RunSettings) -> None:  # noqa: F811
-    outcome = run_analysis(settings)
+def test_stored_report_of_a_finished_run_says_finished(finished_run: FinishedRun) -> None:
+    settings, outcome = finished_run.settings, finished_run.outcome
     client = client_for(settings.tracking_uri)
     parent = client.get_run(outcome.run_id)
     assert parent.info.status == "FINISHED"

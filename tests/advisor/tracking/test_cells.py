@@ -14,6 +14,7 @@ import pytest
 from advisor.tracking import CELLS_TABLE, AnalysisTracker, load_analysis, written_analysis
 from advisor.tracking._cells import curves_frame, rows_from_history
 from advisor.tracking._store import child_runs
+from tests.helpers import NewStore
 
 CELLS = [  # (embedding, size, seed, metrics); None is not logged, NaN is
     ("static", 10, 0, {"score": 0.5, "f1": 0.5, "train_seconds": 1.0, "epochs": 3.0}),
@@ -30,8 +31,8 @@ def _log(tracker: AnalysisTracker, cells: list) -> None:
 
 
 @pytest.fixture
-def tracker(tmp_path: Path) -> AnalysisTracker:
-    tracker = AnalysisTracker(f"sqlite:///{tmp_path}/mlflow.db", "t")
+def tracker(tmp_path: Path, new_store: NewStore) -> AnalysisTracker:
+    tracker = AnalysisTracker(new_store(tmp_path), "t")
     tracker.open("k", "run", {"task": "ner", "n_train": 20, "primary_metric": "f1"}, {"advisor.task": "ner"})
     return tracker
 
