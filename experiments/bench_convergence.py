@@ -85,7 +85,7 @@ def _summary(curves: pd.DataFrame) -> pd.DataFrame:
 def compare(default: pd.DataFrame, larger: pd.DataFrame) -> pd.DataFrame:
     """One row per (family, size): both budgets, the difference, the pooled seed std, converged or not."""
     a, b = _summary(default), _summary(larger)
-    rows = a.join(b, lsuffix="_default", rsuffix="_4x", how="inner")
+    rows = a.add_suffix("_default").join(b.add_suffix("_4x"), how="inner")
     rows["diff"] = rows["mean_default"] - rows["mean_4x"]
     rows["pooled_std"] = ((rows["std_default"] ** 2 + rows["std_4x"] ** 2) / 2) ** 0.5
     rows["converged"] = rows["diff"].abs() <= rows["pooled_std"].clip(lower=TOLERANCE_PTS)
