@@ -97,8 +97,10 @@ def ray_train_cells(
 ) -> Iterator[tuple[Cell, Any, float]]:
     """Yield ``(cell, result, seconds)`` as Ray tasks finish; pending tasks are cancelled on exit.
 
-    ``state`` is what the runner gives its local workers (features, splits, orders, config).
+    ``state`` is what the runner gives its local workers (features, splits, orders, config, lrs).
     """
+    from advisor.pipeline import cell_lr
+
     with _ray_runtime(address, workers) as ray:
         gpu = 1 if device.startswith("cuda") else 0
         task = ray.remote(num_cpus=1, num_gpus=gpu, max_retries=0)(_train_remote)
@@ -113,8 +115,7 @@ def ray_train_cells(
 
         def submit() -> None:
             cell = queue.pop(0)
-            lr = cell.lr or state.get("lrs", {}).get(cell.embedding) or state["config"]["lr"]
-            config = {**state["config"], "lr": lr}  # the family's chosen rate, as train_one reads it locally
+            config = {**state["config"], "lr": cell_lr(cell, state)}  # as train_one reads it locally
             running.append(task.remote(cell, feature_refs[cell.embedding], splits_ref, orders_ref, config))
 
         try:

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from advisor.pipeline._execute import CellOutcome, WorkerState, train_cells, train_one, worker_count
+from advisor.pipeline._execute import CellOutcome, WorkerState, cell_lr, train_cells, train_one, worker_count
 from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
 from advisor.pipeline._plan import (
     GridExtension,
@@ -43,6 +43,7 @@ __all__ = [
     "Stage",
     "StageContext",
     "WorkerState",
+    "cell_lr",
     "cell_metrics",
     "choose_learning_rates",
     "embedding_options",

@@ -19,7 +19,7 @@ from typing import Any
 from advisor._error_codes import E211
 from advisor.grid import Cell, subset_indices
 
-__all__ = ["CellOutcome", "WorkerState", "train_cells", "train_one", "worker_count"]
+__all__ = ["CellOutcome", "WorkerState", "cell_lr", "train_cells", "train_one", "worker_count"]
 
 #: What a worker needs: ``features`` (per embedding: train/dev/test features, or random tables per
 #: seed), ``splits``, ``orders`` (subset order per seed), ``config`` (``TrainConfig.to_dict()``) and
@@ -72,6 +72,11 @@ def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, A
     return train_feats, dev_feats, test_feats, idx
 
 
+def cell_lr(cell: Cell, state: WorkerState) -> float:
+    """A trial's own rate, else the family's chosen one, else the config's (``--lr`` or the default)."""
+    return cell.lr or state.get("lrs", {}).get(cell.embedding) or state["config"]["lr"]
+
+
 def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
     """Train and evaluate one cell from ``state`` (a worker's, or the one Ray ships per task)."""
     from trainers import TrainConfig, fit_and_evaluate
@@ -80,8 +85,7 @@ def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
     splits = state["splits"]
     idx = subset_indices(state["orders"][cell.seed], cell.size)
     train_feats, dev_feats, test_feats, items = _features_for(cell, state, idx)
-    lr = cell.lr or state.get("lrs", {}).get(cell.embedding) or state["config"]["lr"]
-    config = TrainConfig(**{**state["config"], "seed": cell.seed, "lr": lr})
+    config = TrainConfig(**{**state["config"], "seed": cell.seed, "lr": cell_lr(cell, state)})
     result = fit_and_evaluate(
         train_feats,
         splits.train.subset(idx),

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from advisor.grid import Cell, GridPlan
-from advisor.tracking import LR_TAG
+from advisor.tracking import LR_TAG, known_rates
 
 __all__ = ["LR_TAG", "TUNING_TABLE", "LearningRates", "choose_learning_rates", "known_rates", "tuning_size"]
 
@@ -38,11 +38,6 @@ class LearningRates:
 def tuning_size(grid: GridPlan) -> int:
     """The middle size of the grid (the lower middle for an even count): cheap, yet on the curve."""
     return grid.sizes[(len(grid.sizes) - 1) // 2]
-
-
-def known_rates(tags: dict[str, str]) -> dict[str, float]:
-    """Rates an earlier process of this run chose (read from the parent's tags)."""
-    return {k[len(LR_TAG) :]: float(v) for k, v in tags.items() if k.startswith(LR_TAG)}
 
 
 def _best(rows: list[dict[str, Any]], lr_grid: tuple[float, ...]) -> float:

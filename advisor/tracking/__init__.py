@@ -43,7 +43,7 @@ from advisor.tracking._store import (
     resolve_tracking_uri,
 )
 from advisor.tracking._tables import as_logged, as_written, read_json_table, write_json_table
-from advisor.tracking._tags import LR_TAG
+from advisor.tracking._tags import LR_TAG, known_rates
 from advisor.tracking._writer import AnalysisTracker, environment_info
 
 _read_json_table = read_json_table  # the name older callers and tests import
@@ -65,6 +65,7 @@ __all__ = [
     "environment_info",
     "find_analyses",
     "is_stale",
+    "known_rates",
     "load_analysis",
     "read_json_table",
     "resolve_analysis_run",

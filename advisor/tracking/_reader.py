@@ -19,7 +19,7 @@ from advisor.analysis import Analysis
 from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
 from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
 from advisor.tracking._tables import read_json_table
-from advisor.tracking._tags import LR_TAG
+from advisor.tracking._tags import known_rates
 
 __all__ = ["RunFacts", "find_analyses", "load_analysis", "resolve_analysis_run", "written_analysis"]
 
@@ -177,7 +177,7 @@ def assemble_analysis(
         "advisor.price_per_hour" in facts.tags
     ):  # a tag, so a later run may change it; the verdict reads params
         params["price_per_hour"] = facts.tags["advisor.price_per_hour"]
-    rates = {k[len(LR_TAG) :]: float(v) for k, v in facts.tags.items() if k.startswith(LR_TAG)}
+    rates = known_rates(facts.tags)
     if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
         params["learning_rates"] = json.dumps(rates)
     rows = _cell_rows(client, store, facts, artifacts) if rows is None else rows

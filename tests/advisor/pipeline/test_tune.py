@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 
 from advisor.grid import Cell, GridPlan
-from advisor.pipeline import LR_TAG, TUNING_TABLE, choose_learning_rates, tuning_size
+from advisor.pipeline import LR_TAG, TUNING_TABLE, choose_learning_rates, known_rates, tuning_size
 from advisor.runner import ProgressEvent, RunSettings, run_analysis
 from advisor.tracking import client_for, load_analysis, read_json_table
-from tests.helpers import NewStore, write_ner_splits
+from tests.helpers import NewStore, tiny_run_settings, write_ner_splits
 
 GRID = (1e-3, 3e-3, 1e-2)
 
@@ -56,31 +56,16 @@ def settings(
     tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
 ) -> RunSettings:
     files = write_ner_splits(tmp_path / "data")
-    return RunSettings(
-        data=files["train"],
-        task="ner",
-        dev=files["dev"],
-        test=files["test"],
-        sizes=[20, 40],
-        seeds=2,
-        profile="quick",
-        embeddings=["random", "static"],
-        static=str(tiny_vectors_file),
-        contextual=str(tiny_bert_dir),
-        random_dim=16,
-        max_steps=4,
-        tracking_uri=new_store(tmp_path / "mlruns"),
-        experiment="tune",
-        cache_dir=str(tmp_path / "cache"),
-        device="cpu",
-        difficulty=False,
-        workers=1,
+    uri = new_store(tmp_path / "mlruns")
+    base = tiny_run_settings(tmp_path, files, tiny_bert_dir, tiny_vectors_file, uri)
+    return replace(
+        base, embeddings=["random", "static"], max_steps=4, experiment="tune", difficulty=False, workers=1
     )
 
 
 def _rates(settings: RunSettings, run_id: str) -> dict[str, float]:
     tags = client_for(settings.tracking_uri).get_run(run_id).data.tags
-    return {k[len(LR_TAG) :]: float(v) for k, v in tags.items() if k.startswith(LR_TAG)}
+    return known_rates(tags)
 
 
 def test_a_run_chooses_stores_and_reuses_each_rate(settings: RunSettings) -> None:
