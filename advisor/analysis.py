@@ -42,7 +42,7 @@ class Analysis:
     status: str | None = None
     # contextual layer tables by name: "contextuality" (per layer), "mix_weights" (per cell and layer)
     layer_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    item_scores: Any = None  # advisor.verdict._resample.ItemScores (per-test-item counts); None: older run
+    item_scores: Any = None  # advisor.stats.ItemScores (per-test-item counts); None: older run
 
     def __post_init__(self) -> None:
         missing = [c for c in CURVE_COLUMNS if c not in self.curves.columns]

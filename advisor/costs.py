@@ -92,49 +92,37 @@ def fixed_sample(corpus: Corpus, size: int, seed: int = 0) -> Corpus:
     return corpus.subset(picked)
 
 
-def _raw_tokens(task: str, texts: list[str]) -> list[list[str]]:
-    """Tokenization as a server would do it from raw text (CoNLL text is its tokens joined by spaces)."""
+def raw_corpus(task: str, batch: Corpus) -> Corpus:
+    """``batch`` re-read from its raw text as a server would (CoNLL text is its tokens joined by spaces)."""
+    texts = list(batch.texts)
     if task == "ner":
-        return [text.split(" ") if text else [] for text in texts]
-    from advisor.data._classify import tokenize
+        tokens = [text.split(" ") if text else [] for text in texts]
+    else:
+        from advisor.data import tokenize
 
-    return [tokenize(text) for text in texts]
+        tokens = [tokenize(text) for text in texts]
+    return Corpus(task, tokens, list(batch.labels), texts=texts)
 
 
 def _predictor(
     task: str, labels: list[str], embedding: Any, config: Any, device: str, probe: Corpus
 ) -> Callable:
     """A function batch -> predictions: tokenize, featurize (no cache), run the downstream model."""
-    import torch
+    from trainers import ServingModel
 
-    from trainers._loop import _Model, _Split
-
-    label_index = {label: i for i, label in enumerate(labels)}
-    casing = task == "ner" and bool(getattr(config, "casing_features", False))
-    probe_feats = embedding.featurize(probe)
-    model = _Model(task, labels, embedding.dim, config, _Split(probe_feats, probe, label_index, casing))
-    model.net.to(torch.device(device))
-    model.net.eval()
+    model = ServingModel(labels, embedding.dim, config, (embedding.featurize(probe), probe), device)
 
     def predict(batch: Corpus) -> list:
-        corpus = Corpus(
-            task, _raw_tokens(task, list(batch.texts)), list(batch.labels), texts=list(batch.texts)
-        )
+        corpus = raw_corpus(task, batch)
         feats = embedding.featurize(corpus)
-        split = _Split(feats, corpus, label_index, casing)
-        out = model.predict(split, max(len(corpus), 1), torch.device(device))
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
         predict.last_features_bytes = int(np.asarray(feats.vectors).nbytes)  # type: ignore[attr-defined]
-        return out.predictions
+        return model.predict(feats, corpus)
 
-    predict.params_bytes = int(  # type: ignore[attr-defined]
-        sum(p.numel() * p.element_size() for p in model.net.parameters())
-    )
+    predict.params_bytes = model.param_bytes  # type: ignore[attr-defined]
     return predict
 
 
-def _time_batches(predict: Callable, batches: list[Corpus], repeats: int) -> float:
+def _ms_per_item(predict: Callable, batches: list[Corpus], repeats: int) -> float:
     """Median over ``repeats`` of ms per item over ``batches``, after one warm-up batch."""
     predict(batches[0])
     n_items = sum(len(b) for b in batches)
@@ -145,6 +133,30 @@ def _time_batches(predict: Callable, batches: list[Corpus], repeats: int) -> flo
             predict(batch)
         timings.append(1000.0 * (time.perf_counter() - start) / max(n_items, 1))
     return float(statistics.median(timings))
+
+
+def time_serving(
+    predict: Callable, sample: Corpus, repeats: int, batch1_items: int, threads: int
+) -> tuple[float, float]:
+    """ms per item at batch 1 (the first ``batch1_items`` items) and at batch 64, at ``threads`` threads.
+
+    The one timing loop for every family, the fine-tuned reference included; ends with a batch-64
+    call so a caller can read what that batch held.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with torch.inference_mode():
+            singles = [sample.subset([i]) for i in range(min(batch1_items, len(sample)))]
+            b1 = _ms_per_item(predict, singles, repeats)
+            big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
+            b64 = _ms_per_item(predict, big, repeats)
+            predict(big[0])
+    finally:
+        torch.set_num_threads(before)
+    return b1, b64
 
 
 def measure_serving(
@@ -164,38 +176,10 @@ def measure_serving(
     import torch
 
     provenance = serving_provenance(device, len(sample), repeats, min(batch1_items, len(sample)), threads)
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        return _measure(
-            name, embedding, task, labels, sample, config, device, repeats, batch1_items, provenance
-        )
-    finally:
-        torch.set_num_threads(before)
-
-
-def _measure(
-    name: str,
-    embedding: Any,
-    task: str,
-    labels: list[str],
-    sample: Corpus,
-    config: Any,
-    device: str,
-    repeats: int,
-    batch1_items: int,
-    provenance: dict[str, Any],
-) -> ServingCost:
-    import torch
-
     with torch.inference_mode():
         predict = _predictor(task, labels, embedding, config, device, sample.subset([0]))
-        singles = [sample.subset([i]) for i in range(min(batch1_items, len(sample)))]
-        b1 = _time_batches(predict, singles, repeats)
-        big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
-        b64 = _time_batches(predict, big, repeats)
-        predict(big[0])
-        features_bytes = int(predict.last_features_bytes)
+    b1, b64 = time_serving(predict, sample, repeats, batch1_items, threads)
+    features_bytes = int(predict.last_features_bytes)
     weights = int(getattr(embedding, "storage_bytes", 0)) + int(predict.params_bytes)
     return ServingCost(
         embedding=name,
@@ -255,7 +239,7 @@ def serving_stage(
 ) -> dict[str, Any]:
     """Measure every embedding of ``options`` unless the run already holds measurements with the same
     provenance for all of them; returns the stored payload."""
-    from trainers._loop import _label_set
+    from trainers import label_set
 
     embeddings = list(options)
     sample = fixed_sample(splits.test, sample_size)
@@ -265,7 +249,7 @@ def serving_stage(
     same = stored.get("provenance") == wanted and all(e in costs for e in embeddings)
     if same and not force:
         return stored
-    labels = _label_set(splits.train, splits.dev, splits.test)
+    labels = label_set(splits.train, splits.dev, splits.test)
     measured = {}
     for name in embeddings:
         if name == "finetuned":  # no frozen embedding: the fine-tuned encoder + head (advisor.finetune)

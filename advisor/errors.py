@@ -8,7 +8,7 @@ are defined in :mod:`trainers._errors`, so the trainers raise the same types wit
 
 from __future__ import annotations
 
-from trainers._errors import (  # defined at the bottom layer
+from trainers import (  # defined at the bottom layer (trainers._errors), light to import
     AdvisorError,
     ConfigError,
     ErrorCode,

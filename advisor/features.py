@@ -6,6 +6,6 @@ embeddings build what the trainers take) and re-exported here under its usual na
 
 from __future__ import annotations
 
-from trainers._features import RowView, TokenFeatures, offsets_from_lengths
+from trainers import RowView, TokenFeatures, offsets_from_lengths
 
 __all__ = ["RowView", "TokenFeatures", "offsets_from_lengths"]

@@ -137,36 +137,21 @@ def measure_finetuned_serving(
 
     A freshly initialised head on the encoder: time and memory do not depend on the weight values.
     """
-    import torch
+    from advisor.costs import BATCH1_ITEMS, ServingCost, raw_corpus, serving_provenance, time_serving
+    from trainers import FineTuner, label_set
 
-    from advisor.costs import BATCH1_ITEMS, ServingCost, _raw_tokens, _time_batches, serving_provenance
-    from trainers import FineTuner
-    from trainers._loop import _label_set
-
-    labels = _label_set(splits.train, splits.dev, splits.test)
+    labels = label_set(splits.train, splits.dev, splits.test)
     task = splits.train.task
     tuner = FineTuner(options["model"], task, labels, finetune_config(options["max_epochs"], device))
     pieces = {"n": 0}
 
     def predict(batch: Corpus) -> list[Any]:
-        corpus = Corpus(
-            task, _raw_tokens(task, list(batch.texts)), list(batch.labels), texts=list(batch.texts)
-        )
+        corpus = raw_corpus(task, batch)
         data = tuner.encode(corpus)
         pieces["n"] = max(len(x) for x in data.ids) * len(data.ids)
         return tuner.predict_encoded(data, corpus)[0]
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        with torch.inference_mode():
-            singles = [sample.subset([i]) for i in range(min(BATCH1_ITEMS, len(sample)))]
-            b1 = _time_batches(predict, singles, repeats)
-            big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
-            b64 = _time_batches(predict, big, repeats)
-            predict(big[0])
-    finally:
-        torch.set_num_threads(before)
+    b1, b64 = time_serving(predict, sample, repeats, BATCH1_ITEMS, threads)
     batch_bytes = pieces["n"] * int(tuner.model.config.hidden_size) * 4  # last hidden states of one batch
     return ServingCost(
         embedding=FINETUNED,

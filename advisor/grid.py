@@ -8,12 +8,16 @@ classes are interleaved in proportion, so every prefix keeps the label distribut
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from advisor._error_codes import E211, E213, E214
 from advisor.data import Corpus
 from advisor.registry import Registry
+
+if TYPE_CHECKING:
+    from advisor.settings import RunSettings
 
 __all__ = [
     "DEFAULT_APP_PROFILE",
@@ -25,6 +29,7 @@ __all__ = [
     "plan_grid",
     "profiles",
     "subset_order",
+    "tuning_seeds",
 ]
 
 profiles: Registry[Profile] = Registry("profile")
@@ -50,10 +55,12 @@ class Profile:
     seeds: int
     max_steps: int  # the step ceiling of a cell (trainers._budget); reaching it while dev improves is flagged
     min_steps: int  # the floor: no early stop before this many steps (capped at max_steps)
-    patience: int  # dev evaluations without improvement before a cell stops
+    patience: int  # dev evaluations without improvement before the rate is halved or the cell stops
     random_dim: int
     min_size: int = 32
     lr_grid: tuple[float, ...] = (1e-3, 3e-3, 1e-2)  # learning rates tried per family on dev (mid size)
+    lr_seeds: int = 2  # each rate is tried with the grid's first N seeds; the best mean dev wins
+    anneals: int = 2  # plateaus that halve the learning rate before the next one stops a cell
     description: str = ""
     finetune: tuple[str, ...] = ()  # sizes of the fine-tuned reference (advisor.finetune): "full", "mid", N
 
@@ -65,7 +72,7 @@ for _profile in (
         seeds=2,
         max_steps=2000,
         min_steps=400,
-        patience=4,
+        patience=3,
         random_dim=300,
         description="a first look",
     ),
@@ -75,7 +82,7 @@ for _profile in (
         seeds=3,
         max_steps=4000,
         min_steps=600,
-        patience=10,  # 5 stopped static on full WNUT-17 2.3 pts early (bench_convergence.py)
+        patience=5,  # per learning rate: 2 anneals, so a plateau of >= 15 evaluations before a stop
         random_dim=800,
         description="paper-style curves",
     ),
@@ -85,7 +92,7 @@ for _profile in (
         seeds=5,
         max_steps=12000,
         min_steps=1000,
-        patience=16,
+        patience=8,
         random_dim=800,
         description="tight intervals",
         finetune=("mid", "full"),
@@ -177,6 +184,11 @@ def subset_indices(order: np.ndarray, size: int) -> np.ndarray:
     return np.sort(order[:size])
 
 
+def tuning_seeds(grid: GridPlan, profile: Profile) -> list[int]:
+    """The seeds each learning rate is tried with: the grid's first ``profile.lr_seeds`` (features exist)."""
+    return list(grid.seeds[: profile.lr_seeds])
+
+
 def expected_steps(size: int, profile: Profile, max_steps: int | None = None) -> int:
     """Steps a cell of ``size`` items is expected to take: ~15 epochs, within the profile's floor and ceiling."""
     ceiling = max_steps or profile.max_steps
@@ -194,13 +206,14 @@ def estimate_seconds(
 ) -> float:
     """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs.
 
-    ``tune_lr``: each family first trains one model per rate of ``profile.lr_grid`` at the middle size.
+    ``tune_lr``: each family first trains one model per rate of ``profile.lr_grid`` and seed of
+    ``profile.lr_seeds`` at the middle size.
     """
     encoder = (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S if "contextual" in plan.embeddings else 0.0
     sizes = [c.size for c in plan.cells]
     if tune_lr and plan.sizes:
         middle = plan.sizes[(len(plan.sizes) - 1) // 2]
-        sizes += [middle] * len(plan.embeddings) * len(profile.lr_grid)
+        sizes += [middle] * len(plan.embeddings) * len(profile.lr_grid) * len(tuning_seeds(plan, profile))
     item_steps = sum(expected_steps(size, profile, max_steps) for size in sizes) * _BATCH
     return encoder + item_steps * _TRAIN_S_PER_ITEM_EPOCH / max(workers, 1) + _FIXED_S
 
@@ -209,18 +222,18 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{max(seconds, 10):.0f} s"
 
 
-def expected_duration_text(settings: object) -> str:
+def expected_duration_text(settings: RunSettings) -> str:
     """One line for the app before Run: grid size and the expected duration (rough, 2 CPU cores)."""
     from advisor.data import read_splits
 
     s = settings
     splits = read_splits(
         s.data, s.task, dev=s.dev, test=s.test, text_col=s.text_col, label_col=s.label_col, seed=s.split_seed
-    )  # type: ignore[attr-defined]
-    profile = profiles.get(s.profile)  # type: ignore[attr-defined]
-    plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)  # type: ignore[attr-defined]
+    )
+    profile = profiles.get(s.profile)
+    plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)
     n_eval = len(splits.dev) + len(splits.test)
-    seconds = estimate_seconds(plan, profile, n_eval, max_steps=s.max_steps, tune_lr=s.lr is None)  # type: ignore[attr-defined]
+    seconds = estimate_seconds(plan, profile, n_eval, max_steps=s.max_steps, tune_lr=s.lr is None)
     return (
         f"Expected duration: about {_duration(seconds)} for {len(plan.cells)} cells "
         f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds), "

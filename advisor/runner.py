@@ -21,10 +21,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from advisor._error_codes import E202
 from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
-from advisor.grid import Cell, GridPlan, profiles, subset_order
+from advisor.grid import Cell, GridPlan, profiles, subset_order, tuning_seeds
 from advisor.pipeline import (
     LR_TAG,
     TUNING_TABLE,
@@ -46,69 +45,13 @@ from advisor.pipeline import (
     with_size,
     worker_count,
 )
-from advisor.tracking import DEFAULT_EXPERIMENT, AnalysisTracker, resolve_tracking_uri
-from advisor.vocabulary import PAPER_FAMILIES, embedding_choices
+from advisor.settings import RunSettings
+from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+from advisor.validate import validate_settings
 
-__all__ = ["EMBEDDING_CHOICES", "ProgressEvent", "RunOutcome", "RunSettings", "run_analysis"]
+__all__ = ["ProgressEvent", "RunOutcome", "run_analysis"]
 
 _train_one = train_one  # the name advisor.backends used before the executor moved to advisor.pipeline
-
-#: Registered embeddings, cheapest first (the CLI and the app offer these); a run defaults to the paper's three.
-EMBEDDING_CHOICES: tuple[str, ...] = tuple(embedding_choices())
-
-
-@dataclass
-class RunSettings:
-    """Everything that defines an analysis; the resume key is derived from the parts that change results."""
-
-    data: str
-    task: str
-    dev: str | None = None
-    test: str | None = None
-    text_col: str | None = None
-    label_col: str | None = None
-    split_seed: int = 0
-    embeddings: list[str] = field(default_factory=lambda: list(PAPER_FAMILIES))
-    sizes: list[int] | None = None
-    fractions: list[float] | None = None
-    seeds: int | None = None
-    profile: str = "default"
-    contextual: str | None = None
-    layer: str = "mix"
-    pooling: str = "first"
-    # the distilled family's layer; None = its default (advisor.embeddings._distilled)
-    distill_layer: str | None = None
-    static: str | None = None
-    random_dim: int | None = None
-    max_steps: int | None = None  # the step ceiling of a cell (default from the profile)
-    patience: int | None = None  # dev evaluations without improvement before a cell stops
-    lr: float | None = None  # one learning rate for every family; None: chosen on dev per family
-    workers: int | None = None
-    tracking_uri: str | None = None
-    experiment: str = DEFAULT_EXPERIMENT
-    force: bool = False
-    device: str | None = None
-    cache_dir: str | None = None
-    difficulty: bool = True
-    spacy_model: str | None = None
-    tags: dict[str, str] = field(default_factory=dict)
-    price_per_hour: float | None = None  # serving machine price: the verdict prices 1M items
-    strict: bool = False  # items with a label but no text are an error instead of skipped
-    backend: str = "local"  # where cells train: local worker processes or Ray (advisor.backends)
-    precision: str = "auto"  # downstream compute precision (trainers.PRECISIONS); resolved in the plan
-    ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
-    finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
-    finetune_epochs: int | None = None  # its maximum epochs, early-stopped on dev (default 10)
-    finetune_seeds: int | None = None  # its seeds: the grid's first N (default all)
-
-    def __post_init__(self) -> None:
-        unknown = [e for e in self.embeddings if e not in EMBEDDING_CHOICES]
-        if unknown or not self.embeddings:
-            raise E202(names=", ".join(unknown) or "(none given)", choices=", ".join(EMBEDDING_CHOICES))
-        profiles.get(self.profile)
-        from advisor.finetune import parse_finetune_sizes
-
-        parse_finetune_sizes(self.finetune_sizes)  # a bad size list fails before anything runs
 
 
 @dataclass
@@ -199,9 +142,7 @@ def _run_analysis(
     splits: DataSplits | None,
     fail_after: int | None,
 ) -> RunOutcome:
-    from advisor.validate import validate_settings
-
-    validate_settings(settings)  # before any MLflow run exists or any model is loaded
+    validate_settings(settings)  # the run's one check: before any MLflow run exists or any model is loaded
     notify = progress or (lambda event: None)
     started = time.perf_counter()
     splits = _read(settings, splits, notify)
@@ -379,7 +320,9 @@ def _learning_rates(
     lr_grid = profiles.get(settings.profile).lr_grid
     size = tuning_size(plan.grid)
     notify(ProgressEvent("tune", message=f"{', '.join(todo)}: learning rates {lr_grid} at {size:,} items"))
-    chosen = choose_learning_rates(plan.grid, todo, lr_grid, execute)
+    chosen = choose_learning_rates(
+        plan.grid, todo, lr_grid, tuning_seeds(plan.grid, profiles.get(settings.profile)), execute
+    )
     tracker.log_table(chosen.table, TUNING_TABLE)
     tracker.log_parent_tags({LR_TAG + e: repr(lr) for e, lr in chosen.rates.items()})
     message = ", ".join(f"{e} {lr:g}" for e, lr in chosen.rates.items())

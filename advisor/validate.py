@@ -15,29 +15,32 @@ import os
 import re
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlparse
 
-from advisor._error_codes import E114, E201, E211, E213, E220, E230, E232, E239
+from advisor._error_codes import E114, E201, E202, E211, E213, E220, E230, E232, E239
 from advisor.data import TASKS
 from advisor.data._hf import is_hf_spec
 from advisor.data._text import check_file
 from advisor.errors import ConfigError, InputError
-
-if TYPE_CHECKING:
-    from advisor.runner import RunSettings
+from advisor.finetune import parse_finetune_sizes
+from advisor.grid import Profile, profiles
+from advisor.settings import RunSettings
+from advisor.vocabulary import embedding_choices, task_choices
 
 __all__ = [
     "TRACKING_SCHEMES",
     "check_data_path",
     "check_device",
     "check_distill_layer",
+    "check_embeddings",
     "check_experiment",
     "check_layer",
     "check_precision",
     "check_static_file",
     "check_tags",
     "check_tracking_uri",
+    "choices_of",
     "encoder_layers",
     "validate_settings",
 ]
@@ -59,7 +62,13 @@ _MAX_SEED = 2**32 - 1  # numpy / scikit-learn random_state
 
 
 def validate_settings(settings: RunSettings) -> None:
-    """Raise on the first problem with ``settings``; cheap enough to run twice (CLI, then runner)."""
+    """Raise on the first problem with ``settings``: once per run, at the start of ``run_analysis``.
+
+    A :class:`RunSettings` is plain data (nothing is checked when it is made), so every check is here.
+    """
+    check_embeddings(settings.embeddings)
+    profile = profiles.get(settings.profile)
+    finetune = parse_finetune_sizes(settings.finetune_sizes)  # a bad size list fails before anything runs
     _check_task(settings.task)
     check_data_path(settings.data, "training data")
     for role, path in (("--dev", settings.dev), ("--test", settings.test)):
@@ -74,7 +83,7 @@ def validate_settings(settings: RunSettings) -> None:
     if "distilled" in settings.embeddings:
         check_pooling(settings.pooling)
         check_distill_layer(settings.distill_layer, encoder_layers(settings.contextual))
-    _check_finetune(settings)
+    _check_finetune(settings, finetune, profile)
     if settings.device is not None:
         check_device(settings.device)
     check_precision(settings.precision)
@@ -86,16 +95,37 @@ def validate_settings(settings: RunSettings) -> None:
     check_tags(settings.tags)
 
 
-def _check_finetune(settings: RunSettings) -> None:
-    """The fine-tuned reference's sizes (syntax here, range once the data is read) and its encoder."""
-    from advisor.finetune import parse_finetune_sizes
-    from advisor.grid import profiles
-
-    tokens = parse_finetune_sizes(settings.finetune_sizes)
+def _check_finetune(settings: RunSettings, tokens: tuple[str, ...] | None, profile: Profile) -> None:
+    """The fine-tuned reference's sizes (``tokens``, parsed; range once the data is read) and its encoder."""
     _at_least(settings.finetune_epochs, 1, "--finetune-epochs")
     _at_least(settings.finetune_seeds, 1, "--finetune-seeds")
-    if tokens or (tokens is None and profiles.get(settings.profile).finetune):
+    if tokens or (tokens is None and profile.finetune):
         encoder_layers(settings.contextual)  # the encoder it fine-tunes must load (config only)
+
+
+def check_embeddings(names: list[str]) -> None:
+    """Registered embeddings, at least one (the app's form checks the same before Run)."""
+    choices = embedding_choices()
+    unknown = [e for e in names if e not in choices]
+    if unknown or not names:
+        raise E202(names=", ".join(unknown) or "(none given)", choices=", ".join(choices))
+
+
+def choices_of(name: str) -> list[str] | None:
+    """The registries' current choices of setting ``name`` (None: any value): what CLI and app offer."""
+    from advisor.backends import BACKENDS
+    from advisor.embeddings._contextual import POOLINGS
+    from trainers._config import PRECISIONS
+
+    registries = {
+        "task": task_choices,
+        "embeddings": embedding_choices,
+        "profile": profiles.names,
+        "pooling": lambda: list(POOLINGS),
+        "backend": lambda: list(BACKENDS),
+        "precision": lambda: list(PRECISIONS),
+    }
+    return registries[name]() if name in registries else None
 
 
 def _check_task(task: str) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from advisor._error_codes import E201, E210, E211
 from advisor.registry import embeddings, tasks
+from advisor.stats import EntitySpan, recognised_exactly
 
 __all__ = [
     "CHILD_KIND",
@@ -122,13 +123,13 @@ class TaskSpec:
 
 
 def _ner_scores(gold: Sequence[Any], predicted: Sequence[Any]) -> dict[str, float]:
-    from trainers._evaluate import ner_scores
+    from trainers import ner_scores
 
     return ner_scores(gold, predicted)
 
 
 def _classification_scores(gold: Sequence[Any], predicted: Sequence[Any]) -> dict[str, float]:
-    from trainers._evaluate import classification_scores
+    from trainers import classification_scores
 
     return classification_scores(gold, predicted)
 
@@ -136,8 +137,6 @@ def _classification_scores(gold: Sequence[Any], predicted: Sequence[Any]) -> dic
 def _ner_unit_correct(level: str, gold: Any, predicted: Sequence[Any], start: int, end: int) -> bool:
     """Entity: strict IOB2 span (type and both bounds); token: its tag; sentence: every tag."""
     if level == "entity":
-        from advisor.difficulty._ner import EntitySpan, recognised_exactly
-
         span = EntitySpan(0, int(start), int(end), str(gold))
         return int(end) <= len(predicted) and recognised_exactly(span, predicted)
     if level == "token":

@@ -21,7 +21,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 
 DEMO = Path(__file__).resolve().parent / "demo"

@@ -103,7 +103,8 @@ def main() -> None:
     parser.add_argument("--precision", default="auto", help="auto, float32 or bfloat16 (advisor --precision)")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from advisor.runner import RunSettings, run_analysis
+    from advisor.runner import run_analysis
+    from advisor.settings import RunSettings
     from trainers import resolve_precision
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,10 +4,10 @@
         [--embeddings random,static,contextual] [--out DIR] [--workers 2]
 
 For each dataset two ``advisor run`` analyses of the profile's grid, same seeds, same feature cache:
-the profile's budget, and a 4x budget (step ceiling x 4, patience x 2; the floor unchanged). One row
-per (family, size): both scores (mean ± seed std over seeds, primary metric x 100), their difference,
-the pooled seed std, the steps taken (median over seeds) and the cells that hit the ceiling while dev
-still improved ("under-trained"), then the line ``max |default − 4x|: N pts``. A cell converged when
+the profile's budget, and a 4x budget (step ceiling x 4, patience x 2; the floor and the number of
+learning-rate halvings unchanged). One row per (family, size): both scores (mean ± seed std over
+seeds, primary metric x 100), their difference, the pooled seed std, the steps taken (median over
+seeds) and the cells that hit the ceiling while dev still improved ("under-trained"), then the line ``max |default − 4x|: N pts``. A cell converged when
 ``|default − 4x| <= max(1.0 pt, pooled seed std)``.
 """
 
@@ -25,7 +25,8 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor.grid import profiles
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

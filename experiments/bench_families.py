@@ -29,7 +29,8 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor.analysis import Analysis
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

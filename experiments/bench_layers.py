@@ -34,8 +34,9 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor.analysis import Analysis
-from advisor.runner import RunSettings, run_analysis
-from advisor.verdict._resample import ItemScores
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
+from advisor.stats import ItemScores
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 LAYERED = "contextual"  # the only family whose features depend on --layer

@@ -129,7 +129,8 @@ def prepare_flair(splits: Any, plan: Any, args: argparse.Namespace, folder: Path
 
 def run_advisor(args: argparse.Namespace, tmp: Path) -> tuple[pd.DataFrame, float]:
     """advisor run with a fresh store and an empty feature cache; per-cell scores read back from MLflow."""
-    from advisor.runner import RunSettings, run_analysis
+    from advisor.runner import run_analysis
+    from advisor.settings import RunSettings
     from advisor.tracking import load_analysis
 
     settings = RunSettings(

@@ -21,7 +21,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wnut17"
 

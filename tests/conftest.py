@@ -23,7 +23,8 @@ from tests.helpers import (
 )
 
 if TYPE_CHECKING:
-    from advisor.runner import ProgressEvent, RunSettings
+    from advisor.runner import ProgressEvent
+    from advisor.settings import RunSettings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

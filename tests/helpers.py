@@ -21,7 +21,8 @@ import numpy as np
 from trainers._features import TokenFeatures
 
 if TYPE_CHECKING:
-    from advisor.runner import ProgressEvent, RunOutcome, RunSettings
+    from advisor.runner import ProgressEvent, RunOutcome
+    from advisor.settings import RunSettings
     from trainers import TrainResult
 
 # -- the tiny local models (no download) -----------------------------------------------------------
@@ -180,7 +181,7 @@ def tiny_run_settings(
     folder: Path, files: dict[str, str], tiny_bert_dir: Path, tiny_vectors_file: Path, tracking_uri: str
 ) -> RunSettings:
     """Every family on ``files`` with the tiny BERT and vectors: 2 sizes x 2 seeds, a few steps."""
-    from advisor.runner import RunSettings
+    from advisor.settings import RunSettings
 
     return RunSettings(
         data=files["train"],

@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from advisor.app import start_run
 from advisor.grid import profiles
 from advisor.report import partial_notice
-from advisor.runner import EMBEDDING_CHOICES
 from advisor.tracking import load_analysis
 from advisor.verdict import recommend
+from advisor.vocabulary import embedding_choices
 from tests.helpers import NewStore
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
@@ -108,7 +108,7 @@ def test_configuration_lists_registry_choices_and_builds_the_command(app: AppTes
     _page(app, "Configure & run")
     assert app.selectbox(key="profile").options[0].startswith(profiles.names()[0])
     assert len(app.selectbox(key="profile").options) == len(profiles.names())
-    assert app.multiselect(key="embeddings").options == list(EMBEDDING_CHOICES)
+    assert app.multiselect(key="embeddings").options == embedding_choices()
     app.multiselect(key="embeddings").set_value(["static", "contextual"])
     app.radio(key="grid").set_value("sizes").run()
     app.text_input(key="sizes").set_value("64,128").run()
@@ -120,6 +120,9 @@ def test_configuration_lists_registry_choices_and_builds_the_command(app: AppTes
     app.text_input(key="sizes").set_value("64,lots").run()
     assert not app.exception and "cannot read '64,lots' as sizes" in app.error[0].value
     assert not app.code and not app.button  # no command and no Run button for bad settings
+    app.text_input(key="sizes").set_value("64,128")
+    app.multiselect(key="embeddings").set_value([]).run()  # settings check nothing: the form does
+    assert not app.exception and "(none given)" in app.error[0].value and not app.code
 
 
 def test_the_run_form_passes_the_backend_and_the_ray_address_on(app: AppTest) -> None:

@@ -31,18 +31,32 @@ _EXPORTS = {
     "FineTuneConfig": "_finetune",
     "FineTuner": "_finetune",
     "finetune_and_evaluate": "_finetune",
+    "ServingModel": "_model",
+    "label_set": "_batches",
+    "AdvisorError": "_errors",
+    "ConfigError": "_errors",
+    "ErrorCode": "_errors",
+    "InputError": "_errors",
+    "define_in": "_errors",
+    "RowView": "_features",
+    "TokenFeatures": "_features",
+    "offsets_from_lengths": "_features",
     "CASING_CLASSES": "_tagger",
     "BiLSTMTagger": "_tagger",
     "casing_ids": "_tagger",
 }
 
 if TYPE_CHECKING:
+    from trainers._batches import label_set
     from trainers._classifier import BiLSTMPoolClassifier, CNNClassifier
     from trainers._config import CLASSIFIERS, PRECISIONS, TrainConfig, TrainResult
     from trainers._crf import LinearChainCRF, iob2_allowed_transitions
+    from trainers._errors import AdvisorError, ConfigError, ErrorCode, InputError, define_in
     from trainers._evaluate import classification_scores, ner_scores, repair_iob2
+    from trainers._features import RowView, TokenFeatures, offsets_from_lengths
     from trainers._finetune import FineTuneConfig, FineTuner, finetune_and_evaluate
     from trainers._loop import fit_and_evaluate
+    from trainers._model import ServingModel
     from trainers._precision import resolve_precision
     from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
 
@@ -63,20 +77,30 @@ __all__ = [
     "CASING_CLASSES",
     "CLASSIFIERS",
     "PRECISIONS",
+    "AdvisorError",
     "BiLSTMPoolClassifier",
     "BiLSTMTagger",
     "CNNClassifier",
+    "ConfigError",
+    "ErrorCode",
     "FineTuneConfig",
     "FineTuner",
+    "InputError",
     "LinearChainCRF",
+    "RowView",
+    "ServingModel",
+    "TokenFeatures",
     "TrainConfig",
     "TrainResult",
     "casing_ids",
     "classification_scores",
+    "define_in",
     "finetune_and_evaluate",
     "fit_and_evaluate",
     "iob2_allowed_transitions",
+    "label_set",
     "ner_scores",
+    "offsets_from_lengths",
     "repair_iob2",
     "resolve_precision",
 ]

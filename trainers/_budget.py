@@ -9,8 +9,12 @@ rule here counts optimizer steps instead:
   to see a small cell's curve, rarely enough that a large cell's dev passes stay a small share;
 - a score better than the best so far (ties broken by a lower dev loss) is an improvement; the
   best-on-dev weights are kept;
-- training stops by **patience** once dev has not improved for ``patience`` evaluations and at
-  least ``min_steps`` steps (the floor) were taken, or by the **ceiling** at ``max_steps``;
+- once dev has not improved for ``patience`` evaluations and at least ``min_steps`` steps (the
+  floor) were taken, the learning rate is halved (an **anneal**, up to ``anneals`` times, patience
+  counted afresh); the plateau after the last anneal stops training by **patience**. Without
+  annealing, dev curves that creep up in small, noisy steps (static vectors at mid sizes) stopped
+  on the first long plateau, 1-2 points below what a 4x budget reached; a halved rate settles them
+  (``experiments/bench_convergence.py``). Training also stops at the **ceiling**, ``max_steps``;
 - a cell that stopped at the ceiling stopped while dev was still improving (patience had not run
   out): it is *under-trained*, and callers flag it.
 """
@@ -20,11 +24,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["EVAL_EVERY_MAX", "EVAL_EVERY_MIN", "STOPPED_BY", "EarlyStopping", "eval_interval"]
+__all__ = [
+    "ANNEAL_FACTOR",
+    "EVAL_EVERY_MAX",
+    "EVAL_EVERY_MIN",
+    "STOPPED_BY",
+    "EarlyStopping",
+    "eval_interval",
+]
 
 EVAL_EVERY_MIN = 20  # steps: a 200-item cell (4 steps an epoch) is still scored every 20 updates
 EVAL_EVERY_MAX = 100  # steps: a 14k-item cell (220 steps an epoch) is scored ~2x an epoch
 #: Why a cell stopped: patience ran out (converged on dev) or the step ceiling was reached.
+ANNEAL_FACTOR = 0.5  # each anneal halves the learning rate
 STOPPED_BY: tuple[str, ...] = ("patience", "ceiling")
 
 
@@ -46,6 +58,8 @@ class EarlyStopping:
 
     patience: int
     min_steps: int
+    anneals: int = 0  # plateaus that halve the learning rate before the next one stops training
+    annealed: int = 0
     best_score: float = -1.0
     best_loss: float = float("inf")
     best_step: int = 0
@@ -67,3 +81,13 @@ class EarlyStopping:
     def patience_ran_out(self, step: int) -> bool:
         """Dev has not improved for ``patience`` evaluations and the floor of steps is behind us."""
         return step >= self.min_steps and self.since_best >= self.patience
+
+    def next_move(self, step: int) -> str:
+        """After an evaluation: ``"train"`` on, ``"anneal"`` (halve the rate, patience afresh) or ``"stop"``."""
+        if not self.patience_ran_out(step):
+            return "train"
+        if self.annealed < self.anneals:
+            self.annealed += 1
+            self.since_best = 0
+            return "anneal"
+        return "stop"

@@ -17,7 +17,7 @@ CPU seconds per epoch incl. the dev pass, on a shared, heavily loaded 2-core mac
 - ``hidden=64`` (per direction): halving it saves 20 % more time but costs 3 F1 points.
 - ``batch_size=64, lr=5e-3``: fewer, larger steps are cheaper per token on CPU; the higher
   learning rate compensates for fewer updates.
-- ``max_steps``, ``min_steps``, ``patience``, ``eval_every``: the training budget in optimizer steps
+- ``max_steps``, ``min_steps``, ``patience``, ``anneals``, ``eval_every``: the training budget in optimizer steps
   with early stopping on dev (:mod:`trainers._budget`), the same rule for every embedding; callers
   (the run profiles) set the ceiling and the patience.
 - ``num_threads=1``: these models are too small to gain from intra-op threads, and on a busy
@@ -52,6 +52,7 @@ class TrainConfig:
     max_steps: int = 4000  # ceiling: a cell that reaches it while dev still improves is under-trained
     min_steps: int = 600  # floor: no patience stop before this many steps (small cells learn late)
     patience: int = 5  # dev evaluations without improvement before stopping
+    anneals: int = 2  # plateaus that halve the learning rate before the next one stops the cell
     eval_every: int | None = None  # steps between dev evaluations; None: one epoch clamped to [20, 100]
     batch_size: int = 64
     lr: float = 5e-3
@@ -81,6 +82,8 @@ class TrainConfig:
         for name, value in positive.items():
             if value < 1:
                 raise T102(name=name, requirement="be at least 1", value=value)
+        if self.anneals < 0:
+            raise T102(name="anneals", requirement="be at least 0", value=self.anneals)
         if not 0 <= self.min_steps <= self.max_steps:
             raise T102(name="min_steps", requirement="lie in [0, max_steps]", value=self.min_steps)
         if not self.lr > 0:

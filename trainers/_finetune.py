@@ -27,7 +27,7 @@ import torch
 
 from trainers._config import TrainResult
 from trainers._evaluate import classification_scores, ner_scores, strict_f1
-from trainers._loop import _peak_memory_mb, _reproducible, _resolve_device, _start_memory_window
+from trainers._system import peak_memory_mb, reproducible, resolve_device, start_memory_window
 
 __all__ = ["FineTuneConfig", "FineTuner", "finetune_and_evaluate"]
 
@@ -115,7 +115,7 @@ class FineTuner:
                 **kwargs,
             )
         self.model.config.pad_token_id = tokenizer.pad_token_id
-        self.device = _resolve_device(config.device)
+        self.device = resolve_device(config.device)
         self.model.to(self.device)
 
     # -- inputs ---------------------------------------------------------------------------------
@@ -318,10 +318,10 @@ def finetune_and_evaluate(
     config = config or FineTuneConfig()
     task = train.task
     labels = _labels(train, dev, evaluation)
-    device = _resolve_device(config.device)
+    device = resolve_device(config.device)
     rng = np.random.default_rng(config.seed)
-    with _reproducible(config.seed, device, config.num_threads):
-        baseline = _start_memory_window(device)
+    with reproducible(config.seed, device, config.num_threads):
+        baseline = start_memory_window(device)
         tuner = FineTuner(model, task, labels, config)
         started = time.perf_counter()
         dev_score, history, steps_per_epoch = tuner.fit(train, dev, rng)
@@ -357,7 +357,7 @@ def finetune_and_evaluate(
         inference_ms_per_item=1000.0 * inference_seconds / max(len(evaluation.labels), 1),
         n_params=tuner.n_params,
         device=str(device),
-        peak_memory_mb=_peak_memory_mb(device, baseline),
+        peak_memory_mb=peak_memory_mb(device, baseline),
         labels=labels,
     )
 

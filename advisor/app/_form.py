@@ -1,10 +1,10 @@
-"""The run form's widgets, generated from the settings schema (:mod:`advisor.settings_schema`).
+"""The run form's widgets, generated from the settings schema (:mod:`advisor.settings`).
 
 Why: the CLI options and the app's ``advisor run`` argv already come from the schema; the form wrote
 its labels, keys, defaults and choices out again. Here each widget takes them from the setting it
-fills: the key is the setting's name, the label its :data:`~advisor.settings_schema.FORM_LABELS`
-entry, the choices :func:`~advisor.settings_schema.choices_of` and the default the
-:class:`~advisor.runner.RunSettings` default. The page only decides the layout (columns, expanders).
+fills: the key is the setting's name, the label its :data:`~advisor.settings.FORM_LABELS`
+entry, the choices :func:`~advisor.validate.choices_of` and the default the
+:class:`~advisor.settings.RunSettings` default. The page only decides the layout (columns, expanders).
 Every function takes the Streamlit container to draw in (``st``, a column, an expander).
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.settings_schema import Setting, choices_of, default_of, setting
+from advisor.settings import Setting, default_of, setting
+from advisor.validate import choices_of
 from advisor.vocabulary import parse_list
 
 __all__ = ["choice", "count", "multichoice", "number_list", "or_default", "text"]
@@ -24,7 +25,7 @@ def _shown(name: str) -> Setting:
     """The setting ``name``, which must be on the form (a label in ``FORM_LABELS``)."""
     item = setting(name)
     if not item.label:
-        raise KeyError(f"setting {name!r} has no form label in advisor.settings_schema.FORM_LABELS")
+        raise KeyError(f"setting {name!r} has no form label in advisor.settings.FORM_LABELS")
     return item
 
 

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor import vocabulary
-from advisor.runner import RunSettings
-from advisor.settings_schema import to_argv
+from advisor.settings import RunSettings, to_argv
 
 __all__ = [
     "SESSION_TAG",

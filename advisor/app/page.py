@@ -63,9 +63,9 @@ from advisor.errors import AdvisorError
 from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
 from advisor.mlflow_views import store_uri
 from advisor.report import is_partial, partial_label, partial_notice
-from advisor.runner import RunSettings
+from advisor.settings import RunSettings
 from advisor.tracking import DEFAULT_EXPERIMENT, find_analyses, load_analysis
-from advisor.validate import check_layer, encoder_layers
+from advisor.validate import check_embeddings, check_layer, encoder_layers
 
 PAGES = ("Data", "Configure & run", "Results", "Layers", "History")
 POLL_SECONDS = 3
@@ -253,6 +253,7 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
     values.update(_grid())
     values["backend"], values["ray_address"] = _backend()
     values.update(_models())
+    check_embeddings(values["embeddings"])  # none chosen is said on the form, before Run
     return RunSettings(
         data=dataset["data"],
         task=dataset["task"],

@@ -1,4 +1,4 @@
-"""CLI options derived from the settings schema (:mod:`advisor.settings_schema`), spelled the same everywhere.
+"""CLI options derived from the settings schema (:mod:`advisor.settings`), spelled the same everywhere.
 
 ``advisor run`` takes one option per run setting; the commands that only read a dataset (``inspect``,
 ``metrics``, ``layers``, ``contextuality``) take the schema's data options through
@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from advisor.data import DataSplits, read_splits
-from advisor.settings_schema import DATA_OPTIONS, Setting, default_of, setting
+from advisor.settings import DATA_OPTIONS, Setting, default_of, setting
 
 __all__ = [
     "DataOptions",
@@ -51,13 +51,12 @@ def _help(item: Setting) -> str:
     """The schema's help with the registries' current choices filled in."""
     if "{" not in item.help:
         return item.help
-    from advisor.grid import profiles
-    from advisor.vocabulary import embedding_choices, task_choices
+    from advisor.validate import choices_of
 
     return item.help.format(
-        embeddings=", ".join(embedding_choices()),
-        profiles=", ".join(profiles.names()),
-        tasks=" or ".join(task_choices()),
+        embeddings=", ".join(choices_of("embeddings") or []),
+        profiles=", ".join(choices_of("profile") or []),
+        tasks=" or ".join(choices_of("task") or []),
     )
 
 

@@ -24,9 +24,8 @@ from advisor.cli._app import app, console, err_console
 from advisor.cli._options import annotated, parameter
 from advisor.errors import ConfigError
 from advisor.mlflow_views import mlflow_ui_command
-from advisor.runner import ProgressEvent, RunOutcome, RunSettings, run_analysis
-from advisor.settings_schema import SETTINGS, from_cli
-from advisor.validate import validate_settings
+from advisor.runner import ProgressEvent, RunOutcome, run_analysis
+from advisor.settings import SETTINGS, RunSettings, from_cli
 from advisor.vocabulary import task_spec
 
 __all__ = ["demo", "print_leaderboard", "run"]
@@ -50,7 +49,10 @@ class _Display:
         self._last_plain = 0.0
 
     def __enter__(self) -> _Display:
-        if self.live:
+        return self  # the bar starts at the first event: settings the run rejects show no bar
+
+    def _bar(self) -> Progress:
+        if self.progress is None:
             self.progress = Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
@@ -63,7 +65,7 @@ class _Display:
             )
             self.progress.__enter__()
             self.task_id = self.progress.add_task("reading the data", total=None, unit="")
-        return self
+        return self.progress
 
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
@@ -75,14 +77,14 @@ class _Display:
         if self.file is not None:
             self.file(event)
         text = describe(event)
-        if self.progress is None:
+        if not self.live:
             now = time.monotonic()
             if event.stage == "featurize" and event.done < event.total and now - self._last_plain < 10:
                 return  # plain logs: a featurize line every 10 s, not every batch
             self._last_plain = now
             print(text, flush=True)
             return
-        bar = self.progress
+        bar = self._bar()
         if event.stage == "featurize" and event.total:
             bar.update(
                 self.task_id,
@@ -269,9 +271,7 @@ VerboseOpt = Annotated[
 def run(**values: Any) -> None:
     """Train random, static and contextual embeddings over data-size curves; log to MLflow; give a verdict."""
     verbose = values.pop("verbose")
-    settings = RunSettings(**from_cli(values))
-    validate_settings(settings)  # every option, path, store and tag, before anything is created
-    execute(settings, verbose=verbose)
+    execute(RunSettings(**from_cli(values)), verbose=verbose)  # run_analysis checks them first
 
 
 # One option per run setting, from the schema (the app writes its argv from the same schema).

@@ -14,7 +14,9 @@ from advisor.contextuality._describe import (
     encoder_name,
     is_sentence_embedding_model,
     layer_caveats,
+    layer_figures,
     layer_reasons,
+    layer_report,
     mix_weight_summary,
 )
 from advisor.contextuality._measures import (
@@ -50,7 +52,9 @@ __all__ = [
     "explained_by_first_pc",
     "is_sentence_embedding_model",
     "layer_caveats",
+    "layer_figures",
     "layer_reasons",
+    "layer_report",
     "layer_sweep",
     "log_contextuality",
     "log_layer_sweep",

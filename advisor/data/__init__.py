@@ -7,11 +7,13 @@ reads one file. Bad input raises :class:`advisor.errors.InputError` naming file 
 from __future__ import annotations
 
 from advisor.data._classify import tokenize
-from advisor.data._corpus import TASKS, Corpus, DataSplits
+from advisor.data._corpus import TASKS, Corpus, DataSplits, check_predictions, check_task
+from advisor.data._hf import is_hf_spec
 from advisor.data._schemes import SCHEMES, detect_scheme, to_iob2
 from advisor.data._sniff import task_mismatch_hint
 from advisor.data._splits import MIN_EVAL_ITEMS, MIN_TRAIN_ITEMS, read_corpus, read_splits, validate
 from advisor.data._summary import DatasetSummary, summarize
+from advisor.data._text import TextFile, check_file, read_text_file
 
 __all__ = [
     "MIN_EVAL_ITEMS",
@@ -21,9 +23,15 @@ __all__ = [
     "Corpus",
     "DataSplits",
     "DatasetSummary",
+    "TextFile",
+    "check_file",
+    "check_predictions",
+    "check_task",
     "detect_scheme",
+    "is_hf_spec",
     "read_corpus",
     "read_splits",
+    "read_text_file",
     "summarize",
     "task_mismatch_hint",
     "to_iob2",

@@ -18,24 +18,20 @@ from advisor.difficulty._classify import (
     classify_complexity,
     classify_unseen,
     label_entropy,
+    smoothed_label_table,
+    unseen_share,
     word_label_probabilities,
 )
 from advisor.difficulty._context import LEVELS, MetricContext
 from advisor.difficulty._gaps import FAMILIES, GAP_COLUMNS, PAIRS, SLICES, gap_analysis, item_correctness
 from advisor.difficulty._items import difficulty_metric_names, item_metrics
-from advisor.difficulty._ner import (
-    EntitySpan,
-    gold_entities,
-    ner_ambiguity,
-    ner_complexity,
-    ner_unseen,
-    recognised_exactly,
-)
+from advisor.difficulty._ner import label_count, ner_ambiguity, ner_complexity, ner_unseen
 from advisor.difficulty._overlap import OVERLAP_COLUMNS, overlap_warnings, slice_overlap
 from advisor.difficulty._parse import DEFAULT_SPACY_MODEL, dependency_distance, parse_tokens
 from advisor.difficulty._partition import Partition, PartitionRule, partition
 from advisor.difficulty._plot import plot_gaps
 from advisor.difficulty._summary import summarize_metrics
+from advisor.stats import EntitySpan, gold_entities, recognised_exactly  # the span rule, re-exported
 
 __all__ = [
     "DEFAULT_SPACY_MODEL",
@@ -58,6 +54,7 @@ __all__ = [
     "gold_entities",
     "item_correctness",
     "item_metrics",
+    "label_count",
     "label_entropy",
     "ner_ambiguity",
     "ner_complexity",
@@ -68,6 +65,8 @@ __all__ = [
     "plot_gaps",
     "recognised_exactly",
     "slice_overlap",
+    "smoothed_label_table",
     "summarize_metrics",
+    "unseen_share",
     "word_label_probabilities",
 ]

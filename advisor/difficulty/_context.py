@@ -19,7 +19,7 @@ from advisor.vocabulary import task_choices, task_spec
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from advisor.data._corpus import Corpus
+    from advisor.data import Corpus
 
 __all__ = ["LEVELS", "MetricContext", "default_level"]
 

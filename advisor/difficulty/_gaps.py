@@ -10,7 +10,7 @@ How a slice is scored (all scores in [0, 1]):
 - NER, ``level="token"``: tag accuracy on the slice's tokens (predicted tag == gold IOB2 tag).
 - NER, ``level="sentence"``: share of the slice's sentences whose whole tag sequence is right.
 
-Uncertainty: the verdict's hierarchical bootstrap (:mod:`advisor.verdict._resample`): each
+Uncertainty: the verdict's hierarchical bootstrap (:mod:`advisor.stats`): each
 replicate draws the seeds with replacement and the evaluation *sentences* with replacement (all
 units of a drawn sentence come along, since entities of one sentence are not independent), the
 same draws for all metrics, embeddings and sizes (paired comparisons), so an interval covers both
@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 
 from advisor._error_codes import E533, E534, E536
-from advisor.data._corpus import Corpus, check_predictions, check_task
+from advisor.data import Corpus, check_predictions, check_task
 from advisor.difficulty._context import default_level
 from advisor.difficulty._items import item_metrics
 from advisor.difficulty._ner import ner_units
 from advisor.difficulty._partition import PartitionRule, partition
 from advisor.errors import ConfigError, InputError
-from advisor.verdict._resample import Resampler, two_sided_p
+from advisor.stats import Resampler, two_sided_p
 from advisor.vocabulary import FAMILIES as ALL_FAMILIES
 from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered, units_correct
 

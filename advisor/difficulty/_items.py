@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from advisor.data._corpus import Corpus
+from advisor.data import Corpus
 from advisor.difficulty._context import MetricContext, default_level
 from advisor.difficulty._ner import ner_extra_columns, ner_units
 from advisor.errors import ConfigError, InputError

@@ -19,7 +19,12 @@ from advisor.embeddings._contextual import (
     default_encoder,
     model_fingerprint,
 )
-from advisor.embeddings._distilled import DEFAULT_DISTILL_LAYER, DistilledEmbedding, Model2VecTable
+from advisor.embeddings._distilled import (
+    DEFAULT_DISTILL_LAYER,
+    DistilledEmbedding,
+    Model2VecTable,
+    parse_distill_layer,
+)
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
 from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, load_vectors
 
@@ -47,5 +52,6 @@ __all__ = [
     "load_vectors",
     "make_embedding",
     "model_fingerprint",
+    "parse_distill_layer",
     "tokens_hash",
 ]

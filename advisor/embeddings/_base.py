@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from advisor._error_codes import E212, E216
 from advisor.cache import cache_dir
-from advisor.data._corpus import Corpus
+from advisor.data import Corpus
 from advisor.features import TokenFeatures
 from advisor.registry import embeddings
 from advisor.vocabulary import PAPER_FAMILIES

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from advisor._error_codes import E229, E231, E232, E233, E235, E236, E237, E238
-from advisor.data._corpus import Corpus
+from advisor.data import Corpus
 from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
 from advisor.embeddings._cache import FeatureCache, release_pages, tokens_hash
 from advisor.errors import AdvisorError, ConfigError

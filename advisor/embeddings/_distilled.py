@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from advisor.data._corpus import Corpus
+from advisor.data import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue
 from advisor.embeddings._contextual import ContextualEmbedding, _LayerChoice
 from advisor.errors import ConfigError

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from advisor.data._corpus import Corpus
+from advisor.data import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, as_flag
 from advisor.embeddings._static import load_vectors
 from advisor.errors import ConfigError

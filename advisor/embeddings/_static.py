@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from advisor._error_codes import E123
-from advisor.data._corpus import Corpus
+from advisor.data import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, default_cache_dir
 from advisor.errors import ConfigError, InputError
 from advisor.features import TokenFeatures, offsets_from_lengths

@@ -25,12 +25,14 @@ from advisor.gain._features import (
     gain_features,
     unit_of,
 )
-from advisor.gain._fit import CVScore, GainResult, advantage_table, fit_gain_model, lgb_params
-from advisor.gain._predict import GainForecast, UnlabelledText, predict_gain, read_unlabelled
+from advisor.gain._fit import FIT_SCHEME, CVScore, GainResult, advantage_table, fit_gain_model, lgb_params
+from advisor.gain._predict import FORMATS, GainForecast, UnlabelledText, predict_gain, read_unlabelled
 from advisor.gain._store import GAIN_ARTIFACTS, GainModel, load_gain_model, log_gain_model
 
 __all__ = [
     "FEATURES",
+    "FIT_SCHEME",
+    "FORMATS",
     "GAIN_ARTIFACTS",
     "NEVER_SEEN",
     "CVScore",

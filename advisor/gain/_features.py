@@ -39,11 +39,10 @@ import numpy as np
 import pandas as pd
 
 from advisor._error_codes import E802
-from advisor.data._corpus import Corpus
-from advisor.difficulty import label_entropy
-from advisor.difficulty._classify import smoothed_label_table, unseen_share
-from advisor.difficulty._ner import label_count, tag_type
+from advisor.data import Corpus
+from advisor.difficulty import label_count, label_entropy, smoothed_label_table, unseen_share
 from advisor.errors import ConfigError
+from advisor.stats import tag_type
 
 __all__ = [
     "FEATURES",

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from advisor._error_codes import E810, E811, E813
-from advisor.data._corpus import Corpus, check_predictions, check_task
+from advisor.data import Corpus, check_predictions, check_task
 from advisor.errors import ConfigError, InputError
 from advisor.gain._features import FEATURES, TrainingStatistics, default_features, gain_features, unit_of
 from advisor.vocabulary import task_spec

@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 
 from advisor._error_codes import E830, E832, E833, E834, E835
-from advisor.data import tokenize
-from advisor.data._text import TextFile, read_text_file
+from advisor.data import TextFile, read_text_file, tokenize
 from advisor.errors import InputError
 from advisor.gain._features import gain_features
 from advisor.gain._store import GainModel

@@ -93,7 +93,7 @@ def matched_families(grid: GridPlan, scores: Mapping[ScoreKey, float]) -> tuple[
     The same rule as the verdict's matching size (status "bound"), so the extension stops exactly
     where the efficiency figure stops being pinned at the grid's edge.
     """
-    from advisor.verdict._efficiency import matching_size  # the verdict's import cost only when asked
+    from advisor.verdict import matching_size  # the verdict's import cost only when asked
 
     if _CONTEXTUAL not in grid.embeddings or grid.full_size not in grid.sizes:
         return ()

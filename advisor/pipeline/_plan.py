@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from advisor.data import DataSplits
 from advisor.grid import GridPlan, plan_grid, profiles
+from advisor.settings import RunSettings
 from advisor.tracking import environment_info
 from advisor.vocabulary import primary_metric
 
 __all__ = ["GridExtension", "RunPlan", "embedding_options", "plan_run", "resolve_device", "resume_key"]
 
 #: A step that adds cells (and their options) to the grid, e.g. the fine-tuned reference.
-GridExtension = Callable[[Any, GridPlan, dict[str, dict[str, Any]], str], GridPlan]
+GridExtension = Callable[[RunSettings, GridPlan, dict[str, dict[str, Any]], str], GridPlan]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ def resolve_device(requested: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def embedding_options(settings: Any, name: str, random_dim: int, device: str) -> dict[str, Any]:
+def embedding_options(settings: RunSettings, name: str, random_dim: int, device: str) -> dict[str, Any]:
     """The options of embedding ``name`` as the settings choose them."""
     if name == "contextual":
         options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
@@ -78,7 +80,9 @@ def resume_key(payload: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
-def _key_for(settings: Any, splits: Any, options: dict[str, Any], config_for_key: dict[str, Any]) -> str:
+def _key_for(
+    settings: RunSettings, splits: DataSplits, options: dict[str, Any], config_for_key: dict[str, Any]
+) -> str:
     key_options = {
         e: {k: v for k, v in o.items() if k not in ("device", "cache_dir")} for e, o in options.items()
     }
@@ -94,7 +98,7 @@ def _key_for(settings: Any, splits: Any, options: dict[str, Any], config_for_key
     )
 
 
-def _dataset_info(settings: Any, splits: Any, name: str) -> dict[str, Any]:
+def _dataset_info(settings: RunSettings, splits: DataSplits, name: str) -> dict[str, Any]:
     return {
         "name": name,
         "path": str(settings.data),
@@ -109,7 +113,7 @@ def _dataset_info(settings: Any, splits: Any, name: str) -> dict[str, Any]:
 
 
 def _params(
-    settings: Any, splits: Any, plan: RunPlan, random_dim: int, config_for_key: dict
+    settings: RunSettings, splits: DataSplits, plan: RunPlan, random_dim: int, config_for_key: dict
 ) -> dict[str, Any]:
     """The parent run's params (immutable in MLflow: a resumed run keeps the first ones)."""
     return {
@@ -136,7 +140,7 @@ def _params(
     }
 
 
-def _tags(settings: Any, name: str) -> dict[str, str]:
+def _tags(settings: RunSettings, name: str) -> dict[str, str]:
     tags = {
         **settings.tags,
         "advisor.task": settings.task,
@@ -148,8 +152,10 @@ def _tags(settings: Any, name: str) -> dict[str, str]:
     return tags
 
 
-def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] = ()) -> RunPlan:
-    """The run's plan from ``settings`` (``advisor.runner.RunSettings``) and the read ``splits``."""
+def plan_run(
+    settings: RunSettings, splits: DataSplits, extensions: tuple[GridExtension, ...] = ()
+) -> RunPlan:
+    """The run's plan from ``settings`` and the read ``splits``."""
     from dataclasses import replace
 
     from trainers import TrainConfig, resolve_precision
@@ -168,6 +174,7 @@ def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] =
         max_steps=max_steps,
         min_steps=min(profile.min_steps, max_steps),
         patience=settings.patience or profile.patience,
+        anneals=profile.anneals,
         lr=settings.lr if settings.lr is not None else TrainConfig.lr,
         device=device,
         precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key
@@ -176,7 +183,7 @@ def plan_run(settings: Any, splits: Any, extensions: tuple[GridExtension, ...] =
         k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
     }
     if settings.lr is None:  # chosen on dev per family (advisor.pipeline._tune): the grid is the setting
-        config_for_key |= {"lr": None, "lr_grid": list(profile.lr_grid)}
+        config_for_key |= {"lr": None, "lr_grid": list(profile.lr_grid), "lr_seeds": profile.lr_seeds}
     name = Path(str(settings.data)).name
     plan = RunPlan(
         grid=grid,

@@ -18,7 +18,9 @@ from typing import Any
 import pandas as pd
 
 from advisor.analysis import Analysis
-from advisor.tracking import as_logged, as_written, written_analysis
+from advisor.settings import RunSettings
+from advisor.stats import item_scores as count_items
+from advisor.tracking import as_logged, as_written, log_item_scores, written_analysis
 
 __all__ = ["ANALYSIS_STAGES", "Stage", "StageContext", "run_stages"]
 
@@ -27,7 +29,7 @@ __all__ = ["ANALYSIS_STAGES", "Stage", "StageContext", "run_stages"]
 class StageContext:
     """What the stages share: the run's settings and data, the tracker, every cell's predictions."""
 
-    settings: Any  # advisor.runner.RunSettings
+    settings: RunSettings
     splits: Any  # advisor.data.DataSplits
     tracker: Any  # advisor.tracking.AnalysisTracker
     predictions: dict[tuple[str, int, int], list[Any]]
@@ -38,7 +40,7 @@ class StageContext:
         default_factory=dict
     )  # cells of this process
     reused: list[Any] = field(default_factory=list)  # cells an earlier process finished (advisor.grid.Cell)
-    item_scores: Any = None  # advisor.verdict._resample.ItemScores, once logged
+    item_scores: Any = None  # advisor.stats.ItemScores, once logged
     analysis: Analysis | None = None
 
     def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None:
@@ -82,9 +84,8 @@ def difficulty(ctx: StageContext) -> pd.DataFrame | None:
 
 def item_scores(ctx: StageContext) -> None:
     """Per-item counts of every cell: what the verdict's bootstrap resamples."""
-    from advisor.verdict._resample import log_item_scores
-
-    ctx.item_scores = log_item_scores(ctx.tracker, ctx.settings.task, ctx.splits.test.labels, ctx.predictions)
+    scores = count_items(ctx.settings.task, ctx.splits.test.labels, ctx.predictions)
+    ctx.item_scores = log_item_scores(ctx.tracker, scores)
 
 
 def mix_weights(ctx: StageContext) -> pd.DataFrame:

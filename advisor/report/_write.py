@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from matplotlib.figure import Figure
 
 from advisor.analysis import Analysis
-from advisor.contextuality._describe import layer_figures, layer_report
+from advisor.contextuality import layer_figures, layer_report
 from advisor.plots import (
     plot_costs,
     plot_data_efficiency,
@@ -29,8 +29,7 @@ from advisor.plots import (
     plot_learning_curves,
 )
 from advisor.report._partial import partial_label, partial_notice
-from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, recommend
-from advisor.verdict._method import method_notes
+from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, method_notes, recommend
 
 __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from advisor.lifecycle import close_stale_runs, is_stale
 from advisor.tracking._cells import CELL_METRICS, CELLS_TABLE
+from advisor.tracking._item_scores import ITEM_SCORES_ARTIFACT, load_item_scores, log_item_scores
 from advisor.tracking._reader import (
     RunFacts,
     assemble_analysis,
@@ -53,6 +54,7 @@ __all__ = [
     "CELL_METRICS",
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
+    "ITEM_SCORES_ARTIFACT",
     "LR_TAG",
     "AnalysisTracker",
     "RunFacts",
@@ -67,6 +69,8 @@ __all__ = [
     "is_stale",
     "known_rates",
     "load_analysis",
+    "load_item_scores",
+    "log_item_scores",
     "read_json_table",
     "resolve_analysis_run",
     "resolve_tracking_uri",

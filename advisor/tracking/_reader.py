@@ -17,6 +17,7 @@ import pandas as pd
 from advisor._error_codes import E226, E227, E228
 from advisor.analysis import Analysis
 from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
+from advisor.tracking._item_scores import load_item_scores
 from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
 from advisor.tracking._tables import read_json_table
 from advisor.tracking._tags import known_rates
@@ -160,7 +161,6 @@ def assemble_analysis(
     ``serving`` given here are not read.
     """
     from advisor.costs import serving_columns
-    from advisor.verdict._resample import load_item_scores
 
     store = store or client
     artifacts = {a.path for a in store.list_artifacts(facts.run_id, "analysis")}

@@ -13,6 +13,7 @@ from typing import Any
 
 from advisor._error_codes import E220
 from advisor.lifecycle import store_lock
+from advisor.settings import DEFAULT_EXPERIMENT
 
 __all__ = [
     "DEFAULT_EXPERIMENT",
@@ -26,7 +27,6 @@ __all__ = [
 ]
 
 DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
-DEFAULT_EXPERIMENT = "advisor"
 
 
 def quiet_mlflow() -> None:

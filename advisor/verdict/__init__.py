@@ -6,6 +6,7 @@ one decision function shared by the CLI, the report and the app.
 
 from __future__ import annotations
 
+from advisor.stats import ItemScores, Resampler, holm, item_scores
 from advisor.verdict._cost import COST_COLUMNS, CostComparison, compare_costs
 from advisor.verdict._efficiency import (
     PAIRS,
@@ -27,6 +28,7 @@ from advisor.verdict._fit import (
     fit_curve_points,
     fit_learning_curve,
 )
+from advisor.verdict._method import method_notes
 from advisor.verdict._recommend import (
     VERDICTS,
     Recommendation,
@@ -35,7 +37,6 @@ from advisor.verdict._recommend import (
     recommend,
     slice_findings,
 )
-from advisor.verdict._resample import ItemScores, Resampler, holm, item_scores
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
     DEFAULT_CURVES,
@@ -77,6 +78,7 @@ __all__ = [
     "item_scores",
     "make_synthetic_analysis",
     "matching_size",
+    "method_notes",
     "recommend",
     "score_gap",
     "score_gaps",

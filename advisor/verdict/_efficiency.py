@@ -1,7 +1,7 @@
 """Score gaps at full data and the data-efficiency ratio, with their intervals.
 
 When the run logged per-item test scores (every run since the hierarchical model; see
-:mod:`advisor.verdict._resample`) the intervals come from the paired hierarchical bootstrap over
+:mod:`advisor.stats`) the intervals come from the paired hierarchical bootstrap over
 seeds *and* test sentences, and each gap carries P(gap > acceptable loss) from the same replicates.
 Analyses without per-item scores (older runs, synthetic curves) fall back to intervals over seeds
 only (paired t / seed bootstrap), and say so in ``method``.
@@ -18,7 +18,7 @@ import pandas as pd
 from scipy.special import stdtr, stdtrit  # Student-t CDF / quantile; scipy.stats costs seconds to import
 
 from advisor.analysis import Analysis
-from advisor.verdict._resample import (
+from advisor.stats import (
     CellReplicates,
     Resampler,
     cell_replicates,

@@ -83,9 +83,11 @@ def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:
     grid = ", ".join(f"{lr:g}" for lr in config.get("lr_grid", []))
     chosen = json.loads(params.get("learning_rates") or "{}")
     picked = "; chosen: " + ", ".join(f"{e} {lr:g}" for e, lr in chosen.items()) if chosen else ""
+    seeds = int(config.get("lr_seeds") or 1)
+    tried = f"{seeds} seeds, best mean dev score" if seeds > 1 else "one seed"
     return (
-        f"learning rate chosen per embedding on dev from {{{grid}}} (one model per rate at the grid's middle "
-        f"size, seed 0; the same grid and effort for every embedding){picked}"
+        f"learning rate chosen per embedding on dev from {{{grid}}} (models per rate at the grid's middle "
+        f"size, {tried}; the same grid and effort for every embedding){picked}"
     )
 
 
@@ -93,9 +95,20 @@ def _budget(config: dict[str, Any]) -> str:
     """The training rule: a step budget with early stopping on dev, the same for every embedding."""
     every = config.get("eval_every")
     cadence = f"every {every} steps" if every else "every epoch of the cell's training set (20-100 steps)"
+    anneals = int(config.get("anneals") or 0)
+    plateau = (
+        f"dev had not improved for {config.get('patience')} evaluations after at least {config.get('min_steps')} "
+        "steps"
+    )
+    if anneals:
+        stop = (
+            f"the learning rate halved each time {plateau} (at most {anneals} times), and training stopped at "
+            "the next such plateau"
+        )
+    else:
+        stop = f"stopped once {plateau}"
     return (
-        f"trained in optimizer steps, dev scored {cadence}, stopped once dev had not improved for "
-        f"{config.get('patience')} evaluations after at least {config.get('min_steps')} steps, at most "
+        f"trained in optimizer steps, dev scored {cadence}, {stop}, at most "
         f"{config.get('max_steps')} steps (a cell that reached the ceiling while dev still improved is flagged "
         "under-trained); the best-on-dev weights are kept"
     )
@@ -120,7 +133,7 @@ def _costs(rec: Recommendation) -> str | None:
 
 def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
     """Sentences for the report's Method section (what was measured, how, and on which data)."""
-    from advisor.gain._fit import FIT_SCHEME
+    from advisor.gain import FIT_SCHEME
 
     notes = [_uncertainty(analysis, rec)]
     if analysis.task == "ner":

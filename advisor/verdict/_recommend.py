@@ -1,7 +1,7 @@
 """The verdict: one function that the CLI, the report and the app all call.
 
 The decision reads the full-data score gaps with their intervals (the hierarchical bootstrap over
-seeds and test sentences of :mod:`advisor.verdict._resample`) against the score loss the user
+seeds and test sentences of :mod:`advisor.stats`) against the score loss the user
 accepts, then asks whether labelling more data would let a cheap embedding catch up within the
 user's budget. It never says more than the intervals allow: when an interval straddles the
 acceptable loss the verdict is "inconclusive", whatever the point estimates suggest, but it states
@@ -18,8 +18,9 @@ from typing import Any
 import pandas as pd
 
 from advisor.analysis import Analysis
-from advisor.contextuality._describe import layer_caveats, layer_reasons
+from advisor.contextuality import layer_caveats, layer_reasons
 from advisor.errors import ConfigError
+from advisor.stats import holm
 from advisor.verdict._convergence import ConvergenceAudit, convergence_audit, under_trained_caveat
 from advisor.verdict._cost import CostComparison, compare_costs
 from advisor.verdict._efficiency import (
@@ -32,7 +33,6 @@ from advisor.verdict._efficiency import (
 )
 from advisor.verdict._fit import Extrapolation, LearningCurveFit, extrapolate, fit_learning_curve
 from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only
-from advisor.verdict._resample import holm
 
 __all__ = [
     "VERDICTS",

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from advisor.analysis import Analysis
-from advisor.verdict._resample import ItemScores
+from advisor.stats import ItemScores
 from advisor.vocabulary import PAIRS, ordered, primary_metric
 
 __all__ = [

@@ -88,7 +88,7 @@ def settings_for(
     precision: str | None = None,
 ):
     """The grid's settings; ``precision`` None leaves the run's default (auto)."""
-    from advisor.runner import RunSettings
+    from advisor.settings import RunSettings
 
     extra = {} if precision is None else {"precision": precision}
     return RunSettings(

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import ConfigError
-from advisor.runner import ProgressEvent, RunSettings, run_analysis
+from advisor.runner import ProgressEvent, run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import client_for, load_analysis
 from advisor.validate import validate_settings
 from tests.helpers import NewStore, write_ner

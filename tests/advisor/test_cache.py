@@ -51,8 +51,9 @@ def test_parsed_vectors_go_under_the_run_root(tmp_path: Path):
 
 def test_run_analysis_makes_the_settings_cache_dir_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import advisor.runner as runner
+    from advisor.settings import RunSettings
 
     seen = []
     monkeypatch.setattr(runner, "_run_analysis", lambda *args: seen.append(parse_cache_dir()))
-    runner.run_analysis(runner.RunSettings(data="x", task="ner", cache_dir=str(tmp_path / "run")))
+    runner.run_analysis(RunSettings(data="x", task="ner", cache_dir=str(tmp_path / "run")))
     assert seen == [tmp_path / "run" / "parses"]

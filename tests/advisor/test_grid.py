@@ -60,7 +60,7 @@ def test_classification_prefixes_are_stratified() -> None:
 
 def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> None:
     from advisor.grid import DEFAULT_APP_PROFILE, estimate_seconds, expected_duration_text
-    from advisor.runner import RunSettings
+    from advisor.settings import RunSettings
 
     profile = profiles.get(DEFAULT_APP_PROFILE)
     assert profile.seeds >= 3 and profile.n_sizes >= 4

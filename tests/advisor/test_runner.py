@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.runner import ProgressEvent, RunSettings, run_analysis
+from advisor.runner import ProgressEvent, run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import client_for, load_analysis
 from tests.helpers import FinishedRun, NewStore
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 from tests.helpers import NewStore, write_ner
 

@@ -9,7 +9,8 @@ import pytest
 from advisor.errors import ConfigError
 from advisor.finetune import parse_finetune_sizes, plan_finetune
 from advisor.grid import plan_grid, profiles
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 from tests.helpers import NewStore, write_ner
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import AdvisorError, ConfigError, InputError
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 from advisor.validate import (
     check_device,
     check_layer,
@@ -104,6 +105,26 @@ def test_run_analysis_validates_before_creating_anything(tmp_path: Path) -> None
         with pytest.raises(AdvisorError):
             run_analysis(settings)
     assert not store.exists()  # no MLflow store, let alone a run
+
+
+@pytest.mark.parametrize(
+    ("bad", "code", "message"),
+    [
+        ({"embeddings": ["elmo"]}, "E202", "unknown embedding(s) elmo"),
+        ({"embeddings": []}, "E202", "(none given)"),
+        ({"profile": "turbo"}, None, "unknown profile 'turbo'"),
+        ({"finetune_sizes": "half"}, "E219", "--finetune-sizes: cannot read half"),
+    ],
+)
+def test_settings_are_plain_data_and_validation_names_every_choice(
+    bad: dict[str, object], code: str | None, message: str
+) -> None:
+    """Making settings checks nothing; the one validation raises what construction used to, first."""
+    settings = RunSettings(data="missing.conll", task="bogus", **bad)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError) as raised:
+        validate_settings(settings)  # before the task and the data path, as when RunSettings checked these
+    assert message in str(raised.value)
+    assert code is None or raised.value.code == code
 
 
 def test_validate_settings_accepts_a_good_run(

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from advisor.stats import ItemScores
 from advisor.verdict import recommend
-from advisor.verdict._resample import ItemScores
 from advisor.verdict._synthetic import analysis_from_item_scores
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from trainers import TrainConfig, fit_and_evaluate
 from trainers._budget import EVAL_EVERY_MAX, EVAL_EVERY_MIN, EarlyStopping, eval_interval
@@ -96,3 +97,42 @@ def test_patience_waits_for_the_floor() -> None:
 def test_eval_interval_is_one_epoch_within_bounds(items: int, expected: int) -> None:
     assert eval_interval(items, 64) == expected
     assert eval_interval(items, 64, eval_every=7) == 7
+
+
+def test_a_plateau_anneals_the_rate_before_it_stops() -> None:
+    stopping = EarlyStopping(patience=2, min_steps=0, anneals=2)
+    assert stopping.observe(10, 0.5, 1.0)
+    moves = []
+    for step in range(20, 90, 10):
+        stopping.observe(step, 0.4, 1.0)
+        moves.append(stopping.next_move(step))
+    # two evaluations without improvement per rate: halve, halve, then stop on the third plateau
+    assert moves == ["train", "anneal", "train", "anneal", "train", "stop", "stop"]
+    assert stopping.annealed == 2
+
+
+def test_an_improvement_after_an_anneal_restarts_patience() -> None:
+    stopping = EarlyStopping(patience=1, min_steps=0, anneals=1)
+    stopping.observe(10, 0.5, 1.0)
+    stopping.observe(20, 0.4, 1.0)
+    assert stopping.next_move(20) == "anneal"
+    assert stopping.observe(30, 0.6, 0.8) and stopping.next_move(30) == "train"
+    stopping.observe(40, 0.6, 0.9)
+    assert stopping.next_move(40) == "stop" and stopping.best_step == 30
+
+
+def test_annealing_lowers_the_rate_and_trains_longer(small_cell, monkeypatch) -> None:
+    rates: list[float] = []
+    real_step = torch.optim.Adam.step
+
+    def spy(self, *args, **kwargs):
+        rates.append(self.param_groups[0]["lr"])
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", spy)
+    plain = _fit(small_cell, max_steps=3000, min_steps=0, eval_every=10, patience=2, anneals=0)
+    assert set(rates) == {MODEL["lr"]}
+    rates.clear()
+    annealed = _fit(small_cell, max_steps=3000, min_steps=0, eval_every=10, patience=2, anneals=2)
+    assert sorted(set(rates), reverse=True) == [MODEL["lr"], MODEL["lr"] / 2, MODEL["lr"] / 4]
+    assert annealed.steps > plain.steps and annealed.stopped_by == "patience"

@@ -158,7 +158,7 @@ def test_train_items_view_equals_a_copied_subset(ner_splits, stacked: bool) -> N
 def test_batches_of_a_float16_layer_stack_are_cast_exactly_into_one_reused_block() -> None:
     import torch
 
-    from trainers._loop import _Split
+    from trainers._batches import Split as _Split
 
     rng = np.random.default_rng(0)
     lengths = [3, 5, 2, 4]
@@ -183,7 +183,8 @@ def test_batches_of_a_float16_layer_stack_are_cast_exactly_into_one_reused_block
 
 
 def test_observed_transitions_are_the_tag_bigrams_within_items() -> None:
-    from trainers._loop import _observed_transitions, _Split
+    from trainers._batches import Split as _Split
+    from trainers._model import _observed_transitions
 
     labels = ["B-LOC", "B-PER", "I-PER", "O"]
     tags = [["B-PER", "I-PER", "O"], [], ["O", "B-LOC"], ["I-PER"], []]  # empty items, also last

@@ -13,7 +13,8 @@ from advisor.backends import BACKENDS
 from advisor.embeddings._contextual import POOLINGS
 from advisor.errors import ConfigError
 from advisor.grid import profiles
-from advisor.settings_schema import FORM_LABELS, SETTINGS, choices_of, default_of, setting
+from advisor.settings import FORM_LABELS, SETTINGS, default_of, setting
+from advisor.validate import choices_of
 from advisor.vocabulary import embedding_choices, task_choices
 from tests.helpers import NewStore
 

@@ -12,7 +12,7 @@ from typer.main import get_command
 from advisor.app import SESSION_TAG, display_command, parse_list, run_command, start_run, tail
 from advisor.cli import app
 from advisor.errors import ConfigError
-from advisor.runner import RunSettings
+from advisor.settings import RunSettings
 
 
 def _settings(**changes: object) -> RunSettings:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from advisor.app import find_session_run, read_progress, run_command, start_run
-from advisor.runner import RunSettings
+from advisor.settings import RunSettings
 from advisor.tracking import client_for, load_analysis
 from tests.helpers import NewStore
 

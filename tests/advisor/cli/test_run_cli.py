@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROWS = "Ann\tB-PER\nLee\tI-PER\nsang\tO\nin\tO\nRome\tB-LOC\n\nthe\tO\nman\tO\nsaw\tO\nParis\tB-LOC\n\n"
 
 
@@ -63,3 +65,22 @@ def test_run_bad_options_exit_2(tmp_path: Path) -> None:
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_a_run_validates_its_settings_once(
+    tmp_path: Path, advisor_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI leaves the check to ``run_analysis``: one validation per run, and a rejected run shows no bar."""
+    import advisor.runner as runner
+
+    calls = []
+
+    def counted(settings: object) -> None:
+        calls.append(settings)
+        raise KeyError("stop after the check")
+
+    monkeypatch.setattr(runner, "validate_settings", counted)
+    (tmp_path / "train.conll").write_text(ROWS * 10, encoding="utf-8")
+    with pytest.raises(KeyError, match="stop after the check"):
+        advisor_cli("run", str(tmp_path / "train.conll"), "--task", "ner")
+    assert len(calls) == 1

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from advisor.contextuality import mix_weights_table
-from advisor.runner import RunSettings, run_analysis
+from advisor.runner import run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import client_for, load_analysis
 from tests.helpers import NewStore
 

@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from seqeval.scheme import IOB2, Entities
 
 from advisor.data._corpus import Corpus
-from advisor.difficulty import gold_entities, item_metrics, recognised_exactly
+from advisor.difficulty import item_metrics
 from advisor.errors import ConfigError, InputError
 from advisor.registry import metrics
 
@@ -74,26 +73,6 @@ def test_sentence_level_takes_the_maximum_over_tokens() -> None:
     )
     assert list(table["n_unseen_tokens"]) == [2, 0, 0]
     assert list(table["n_tokens"]) == [4, 3, 0]
-
-
-def test_gold_entities_strict_iob2() -> None:
-    spans = gold_entities(["I-loc", "B-per", "I-per", "I-loc", "B-loc", "B-loc"], item=7)
-    assert [(s.item, s.start, s.end, s.type) for s in spans] == [
-        (7, 1, 3, "per"),
-        (7, 4, 5, "loc"),
-        (7, 5, 6, "loc"),
-    ]
-
-
-def test_recognised_exactly_agrees_with_seqeval_strict() -> None:
-    rng = np.random.default_rng(0)
-    tags = np.array(["O", "B-a", "I-a", "B-b", "I-b"])
-    for _ in range(300):
-        gold = list(rng.choice(tags, size=8, p=[0.4, 0.2, 0.15, 0.15, 0.1]))
-        predicted = list(rng.choice(tags, size=8, p=[0.4, 0.2, 0.15, 0.15, 0.1]))
-        expected = {(e.tag, e.start, e.end) for e in Entities([predicted], IOB2, suffix=False).entities[0]}
-        for span in gold_entities(gold):
-            assert recognised_exactly(span, predicted) == ((span.type, span.start, span.end) in expected)
 
 
 def test_metrics_are_registered_with_formula_and_meta() -> None:

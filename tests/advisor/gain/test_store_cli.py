@@ -105,7 +105,8 @@ def test_real_tiny_run_logs_a_gain_model_that_predict_gain_reads(
     tiny_vectors_file: Path,
     new_store: NewStore,
 ) -> None:
-    from advisor.runner import RunSettings, run_analysis
+    from advisor.runner import run_analysis
+    from advisor.settings import RunSettings
 
     # Entities vary in length, ambiguity and novelty so every difficulty metric can be split.
     rng = np.random.default_rng(0)

@@ -9,7 +9,7 @@ import pytest
 
 from advisor.data import read_splits
 from advisor.pipeline import plan_run
-from advisor.runner import RunSettings
+from advisor.settings import RunSettings
 from tests.helpers import write_ner
 from trainers import _precision
 

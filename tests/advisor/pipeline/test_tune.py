@@ -10,21 +10,22 @@ import pytest
 
 from advisor.grid import Cell, GridPlan
 from advisor.pipeline import LR_TAG, TUNING_TABLE, choose_learning_rates, known_rates, tuning_size
-from advisor.runner import ProgressEvent, RunSettings, run_analysis
+from advisor.runner import ProgressEvent, run_analysis
+from advisor.settings import RunSettings
 from advisor.tracking import client_for, load_analysis, read_json_table
 from tests.helpers import NewStore, tiny_run_settings, write_ner_splits
 
 GRID = (1e-3, 3e-3, 1e-2)
+TUNING_SEEDS = [0, 1]
 
 
-def _fake_train(dev: dict[tuple[str, float], float], test: float = 0.0):
-    """An executor whose results have the given dev score per (family, lr) and a fixed test score."""
+def _fake_train(dev: dict[tuple, float], test: float = 0.0):
+    """An executor whose results have the given dev score per (family, lr[, seed]) and a fixed test score."""
 
     def train(cells: list[Cell]):
         for cell in cells:
-            result = SimpleNamespace(
-                dev_score=dev[(cell.embedding, cell.lr)], score=test, steps=700, under_trained=False
-            )
+            score = dev.get((cell.embedding, cell.lr, cell.seed), dev.get((cell.embedding, cell.lr)))
+            result = SimpleNamespace(dev_score=score, score=test, steps=700, under_trained=False)
             yield cell, result, 0.1
 
     return train
@@ -35,20 +36,33 @@ def test_each_family_gets_the_rate_with_the_best_dev_score() -> None:
     assert tuning_size(grid) == 20
     dev = {("static", 1e-3): 0.5, ("static", 3e-3): 0.6, ("static", 1e-2): 0.7}
     dev |= {("contextual", 1e-3): 0.8, ("contextual", 3e-3): 0.7, ("contextual", 1e-2): 0.6}
-    chosen = choose_learning_rates(grid, ["static", "contextual"], GRID, _fake_train(dev, test=0.99))
+    chosen = choose_learning_rates(
+        grid, ["static", "contextual"], GRID, TUNING_SEEDS, _fake_train(dev, test=0.99)
+    )
     assert chosen.rates == {"static": 1e-2, "contextual": 1e-3}
     table = chosen.table
-    assert len(table) == 6 and set(table["size"]) == {20} and set(table["seed"]) == {0}
-    assert table.groupby("embedding")["lr"].apply(sorted).to_dict() == {
+    assert len(table) == 12 and set(table["size"]) == {20} and set(table["seed"]) == set(TUNING_SEEDS)
+    assert table.groupby("embedding")["lr"].apply(lambda rates: sorted(set(rates))).to_dict() == {
         e: list(GRID) for e in ("static", "contextual")
     }
-    assert table["chosen"].sum() == 2
+    assert table["chosen"].sum() == 2 * len(TUNING_SEEDS)
+
+
+def test_the_mean_over_tuning_seeds_decides_not_one_lucky_seed() -> None:
+    grid = GridPlan(sizes=[10, 20], seeds=[0], embeddings=["static"], full_size=20)
+    dev = {("static", 1e-3): 0.5, ("static", 3e-3, 0): 0.6, ("static", 3e-3, 1): 0.6}
+    dev |= {("static", 1e-2, 0): 0.9, ("static", 1e-2, 1): 0.2}  # best seed 0, worst mean
+    assert choose_learning_rates(grid, ["static"], GRID, TUNING_SEEDS, _fake_train(dev)).rates == {
+        "static": 3e-3
+    }
 
 
 def test_a_tie_goes_to_the_middle_of_the_grid() -> None:
     grid = GridPlan(sizes=[10, 20], seeds=[0], embeddings=["random"], full_size=20)
     dev = {("random", lr): 0.0 for lr in GRID}
-    assert choose_learning_rates(grid, ["random"], GRID, _fake_train(dev)).rates == {"random": 3e-3}
+    assert choose_learning_rates(grid, ["random"], GRID, TUNING_SEEDS, _fake_train(dev)).rates == {
+        "random": 3e-3
+    }
 
 
 @pytest.fixture()
@@ -76,7 +90,7 @@ def test_a_run_chooses_stores_and_reuses_each_rate(settings: RunSettings) -> Non
     rates = _rates(settings, run_id)
     assert set(rates) == {"random", "static"} and all(r in GRID for r in rates.values())
     table = read_json_table(client_for(settings.tracking_uri), run_id, TUNING_TABLE)
-    assert len(table) == 2 * 3 and set(table["size"]) == {20}
+    assert len(table) == 2 * 3 * len(TUNING_SEEDS) and set(table["size"]) == {20}
     assert any(e.stage == "tune" and "chosen on dev" in e.message for e in events)
     again: list[ProgressEvent] = []
     resumed = run_analysis(settings, progress=again.append)  # the rest of the grid, same rates

@@ -50,6 +50,11 @@ def test_method_notes_state_the_downstream_model_and_its_precision(make_case) ->
         ]
         assert len(training) == 1 and said in training[0] and "at most 4000 steps" in training[0]
         assert "after at least 600 steps" in training[0] and "5 evaluations" in training[0]
+        assert "stopped once dev had not improved" in training[0]  # no anneals logged: the older rule
+    annealed = replace(case, params={**case.params, "train_config": json.dumps({**config, "anneals": 2})})
+    training = next(n for n in method_notes(annealed, recommend(annealed)) if n.startswith("Downstream"))
+    assert "learning rate halved each time dev had not improved for 5 evaluations" in training
+    assert "(at most 2 times), and training stopped at the next such plateau" in training
     assert not any(n.startswith("Downstream model") for n in method_notes(case, recommend(case)))
 
 
@@ -65,12 +70,13 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
         "min_steps": 600,
         "patience": 5,
     }
-    tuned = {**config, "lr": None, "lr_grid": [0.001, 0.003, 0.01]}
+    tuned = {**config, "lr": None, "lr_grid": [0.001, 0.003, 0.01], "lr_seeds": 2}
     params = {**case.params, "train_config": json.dumps(tuned)}
     params["learning_rates"] = json.dumps({"static": 0.01, "contextual": 0.003})
     notes = method_notes(replace(case, params=params), recommend(case))
     training = next(n for n in notes if n.startswith("Downstream model"))
     assert "chosen per embedding on dev from {0.001, 0.003, 0.01}" in training
+    assert "2 seeds, best mean dev score" in training
     assert "chosen: static 0.01, contextual 0.003" in training
     fixed = {**case.params, "train_config": json.dumps({**config, "lr": 0.005})}
     training = next(

@@ -1,37 +1,93 @@
-"""One schema of the run settings: the ``advisor run`` options, the app's argv and the form all come from it.
+"""The run settings in one place: :class:`RunSettings` and its schema (flag, text form and help per field).
 
-Why: the app turned settings into argv by hand and the CLI parsed them back, and six settings were
+Why here and not in the runner: the CLI, the app, validation, the plan, the stages and the grid all
+read the settings; with the dataclass in the orchestrator they imported upward or typed settings as
+``Any``. This module sits below them all (it imports only the shared vocabulary) and checks nothing:
+settings are plain data, and :func:`advisor.validate.validate_settings` checks them once per run, at
+the start of :func:`advisor.runner.run_analysis`.
+
+The app turned settings into argv by hand and the CLI parsed them back, and six settings were
 lost on the way; the data options were also written out again in every command. Each
-:class:`Setting` names a :class:`~advisor.runner.RunSettings` field, its flag, how its value is
-written as text and its help. :func:`to_argv` writes settings as ``advisor run`` arguments and
-:func:`from_cli` turns parsed CLI values back into settings fields; a test takes every field
-through settings -> argv -> CLI -> settings.
+:class:`Setting` names a :class:`RunSettings` field, its flag, how its value is written as text and
+its help. :func:`to_argv` writes settings as ``advisor run`` arguments and :func:`from_cli` turns
+parsed CLI values back into settings fields; a test takes every field through settings -> argv ->
+CLI -> settings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from advisor._error_codes import E215
-from advisor.vocabulary import parse_list
-
-if TYPE_CHECKING:
-    from advisor.runner import RunSettings
+from advisor.vocabulary import PAPER_FAMILIES, parse_list
 
 __all__ = [
     "DATA_OPTIONS",
+    "DEFAULT_EXPERIMENT",
     "FORM_LABELS",
     "SETTINGS",
+    "RunSettings",
     "Setting",
-    "choices_of",
     "default_of",
     "from_cli",
     "setting",
     "to_argv",
 ]
+
+#: The MLflow experiment a run logs to unless ``--experiment`` names another (the tracker's default too).
+DEFAULT_EXPERIMENT = "advisor"
+
+
+@dataclass
+class RunSettings:
+    """Everything that defines an analysis; the resume key is derived from the parts that change results.
+
+    Plain data: making one checks nothing (``advisor.validate.validate_settings`` does, once per run).
+    """
+
+    data: str
+    task: str
+    dev: str | None = None
+    test: str | None = None
+    text_col: str | None = None
+    label_col: str | None = None
+    split_seed: int = 0
+    embeddings: list[str] = field(default_factory=lambda: list(PAPER_FAMILIES))
+    sizes: list[int] | None = None
+    fractions: list[float] | None = None
+    seeds: int | None = None
+    profile: str = "default"
+    contextual: str | None = None
+    layer: str = "mix"
+    pooling: str = "first"
+    # the distilled family's layer; None = its default (advisor.embeddings._distilled)
+    distill_layer: str | None = None
+    static: str | None = None
+    random_dim: int | None = None
+    max_steps: int | None = None  # the step ceiling of a cell (default from the profile)
+    patience: int | None = None  # dev evaluations without improvement before a cell stops
+    lr: float | None = None  # one learning rate for every family; None: chosen on dev per family
+    workers: int | None = None
+    tracking_uri: str | None = None
+    experiment: str = DEFAULT_EXPERIMENT
+    force: bool = False
+    device: str | None = None
+    cache_dir: str | None = None
+    difficulty: bool = True
+    spacy_model: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    price_per_hour: float | None = None  # serving machine price: the verdict prices 1M items
+    strict: bool = False  # items with a label but no text are an error instead of skipped
+    backend: str = "local"  # where cells train: local worker processes or Ray (advisor.backends)
+    precision: str = "auto"  # downstream compute precision (trainers.PRECISIONS); resolved in the plan
+    ray_address: str | None = None  # a running Ray cluster; default: start a local runtime
+    finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
+    finetune_epochs: int | None = None  # its maximum epochs, early-stopped on dev (default 10)
+    finetune_seeds: int | None = None  # its seeds: the grid's first N (default all)
+
 
 #: Kinds of value: how a setting is typed on the command line and written back as text.
 KINDS = ("text", "path", "int", "float", "flag", "ints", "floats", "names", "tags")
@@ -303,29 +359,8 @@ def setting(name: str) -> Setting:
     return _BY_NAME[name]
 
 
-def choices_of(name: str) -> list[str] | None:
-    """The registries' current choices of setting ``name`` (None: any value), so CLI and app offer the same."""
-    from advisor.backends import BACKENDS
-    from advisor.embeddings._contextual import POOLINGS
-    from advisor.grid import profiles
-    from advisor.vocabulary import embedding_choices, task_choices
-    from trainers._config import PRECISIONS
-
-    registries = {
-        "task": task_choices,
-        "embeddings": embedding_choices,
-        "profile": profiles.names,
-        "pooling": lambda: list(POOLINGS),
-        "backend": lambda: list(BACKENDS),
-        "precision": lambda: list(PRECISIONS),
-    }
-    return registries[name]() if name in registries else None
-
-
 def default_of(name: str) -> Any:
     """The :class:`RunSettings` default of field ``name`` (``MISSING`` for the required ones)."""
-    from advisor.runner import RunSettings
-
     field = {f.name: f for f in fields(RunSettings)}[name]
     if field.default_factory is not MISSING:
         return field.default_factory()

@@ -20,6 +20,9 @@ sqrt(n / (n - 1)). With one seed only the test items are resampled, and the verd
 
 Intervals are percentile intervals of the replicates; a probability such as P(gap > acceptable
 loss) is the share of replicates above it, so an "inconclusive" still says which way it leans.
+
+Pure computation: the verdict's gaps and the difficulty slices both resample with it, so it sits
+below both, and the record layer (``advisor.tracking``) saves and loads the :class:`ItemScores`.
 """
 
 from __future__ import annotations
@@ -32,12 +35,21 @@ from typing import Any
 
 import numpy as np
 
+from advisor.stats._spans import strict_entities
+
 __all__ = [
+    "COUNT_COLUMNS",
+    "CellKey",
+    "CellReplicates",
     "ItemScores",
     "Resampler",
+    "cell_replicates",
     "holm",
     "item_scores",
+    "percentile_interval",
     "scores_from_counts",
+    "share_above",
+    "two_sided_p",
 ]
 
 CellKey = tuple[str, int, int]
@@ -56,17 +68,10 @@ def scores_from_counts(measure: str, totals: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1e-12), 0.0)
 
 
-def _strict_entities(tags: Sequence[str]) -> set[tuple[int, int, str]]:
-    """Strict IOB2 entities ``(start, end, type)`` of raw tags: ``B-X I-X*``; a stray ``I-X`` is no entity."""
-    from advisor.difficulty._ner import gold_entities  # lazy: advisor.difficulty imports this module
-
-    return {(e.start, e.end, e.type) for e in gold_entities(list(tags))}
-
-
 def _ner_counts(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> np.ndarray:
     counts = np.zeros((len(gold), 3), dtype=np.int32)
     for i, (g, p) in enumerate(zip(gold, predicted, strict=True)):
-        true, found = _strict_entities(g), _strict_entities(p)
+        true, found = strict_entities(g), strict_entities(p)
         hits = len(true & found)
         counts[i] = (hits, len(found) - hits, len(true) - hits)
     return counts
@@ -280,29 +285,3 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * values[index]))
         adjusted[index] = running
     return adjusted.tolist()
-
-
-ITEM_SCORES_ARTIFACT = "analysis/item_scores.npz"
-
-
-def log_item_scores(
-    tracker: Any, task: str, gold: Sequence[Any], predictions: Mapping[CellKey, Sequence[Any]]
-) -> ItemScores:
-    """Log every cell's per-item counts as one compressed artifact (a few hundred KB for WNUT-17); returns them."""
-    import tempfile
-
-    scores = item_scores(task, gold, predictions)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = scores.save(Path(tmp) / Path(ITEM_SCORES_ARTIFACT).name)
-        tracker.log_artifact(path, str(Path(ITEM_SCORES_ARTIFACT).parent))
-    return scores
-
-
-def load_item_scores(client: Any, run_id: str, artifacts: set[str]) -> ItemScores | None:
-    """The run's per-item counts, or None for runs logged before they existed."""
-    import tempfile
-
-    if ITEM_SCORES_ARTIFACT not in artifacts:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        return ItemScores.load(client.download_artifacts(run_id, ITEM_SCORES_ARTIFACT, tmp))

@@ -8,8 +8,7 @@ from typer.main import get_command
 
 from advisor.app import run_command
 from advisor.cli import app
-from advisor.runner import RunSettings
-from advisor.settings_schema import DATA_OPTIONS, SETTINGS, default_of, from_cli, to_argv
+from advisor.settings import DATA_OPTIONS, SETTINGS, RunSettings, default_of, from_cli, to_argv
 
 #: A value unlike the default for every field, so each one must travel through the argv to arrive.
 CHANGED: dict[str, Any] = {
