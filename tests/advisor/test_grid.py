@@ -9,7 +9,7 @@ import pytest
 
 from advisor.data import Corpus
 from advisor.errors import ConfigError
-from advisor.grid import plan_grid, profiles, subset_indices, subset_order
+from advisor.grid import plan_grid, profiles, subset_indices, subset_order, tuning_seeds
 
 
 def corpus(task: str, n: int) -> Corpus:
@@ -86,3 +86,11 @@ def test_expected_steps_lie_between_the_floor_and_the_ceiling() -> None:
     assert expected_steps(10, profile) == profile.min_steps  # a tiny cell still gets the floor
     assert expected_steps(10**7, profile) == profile.max_steps
     assert expected_steps(10**7, profile, max_steps=50) == 50  # an explicit ceiling caps the floor too
+
+
+def test_learning_rates_are_tuned_on_the_grids_first_seeds() -> None:
+    profile = profiles.get("default")
+    three = plan_grid(1000, ["static"], profile)
+    assert tuning_seeds(three, profile) == [0, 1] == three.seeds[: profile.lr_seeds]
+    one = plan_grid(1000, ["static"], profile, seeds=1)
+    assert tuning_seeds(one, profile) == [0]  # never a seed whose subsets and random tables were not made
