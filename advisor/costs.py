@@ -17,7 +17,9 @@ process-wide high-water mark. Here, once per embedding and run:
 
 Each measurement carries its provenance (device, torch threads, batch sizes, sample size, repeats);
 a resume keeps stored measurements whose provenance matches and re-measures *all* embeddings
-otherwise, so the ratios in the verdict never mix measurements taken in different conditions.
+otherwise (:meth:`ServingMeasurements.covers`), so the ratios in the verdict never mix measurements
+taken in different conditions. Measuring only: the run's serving stage (``advisor.pipeline``) measures
+and records, the record layer (``advisor.tracking``) saves and loads :class:`ServingMeasurements`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,8 @@ import json
 import math
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from types import SimpleNamespace
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,14 +37,22 @@ import numpy as np
 from advisor.data import Corpus
 
 __all__ = [
-    "SERVING_ARTIFACT",
+    "BATCH1_ITEMS",
+    "BATCH_SIZES",
+    "SAMPLE_SIZE",
     "ServingCost",
+    "ServingMeasurements",
+    "fixed_sample",
     "measure_serving",
     "price_per_million",
+    "raw_corpus",
+    "serving_columns",
+    "serving_embedding",
     "serving_provenance",
+    "time_serving",
 ]
 
-SERVING_ARTIFACT = "analysis/serving_costs.json"
+SAMPLE_SIZE = 128  # test items every embedding is timed on
 BATCH_SIZES = (1, 64)
 BATCH1_ITEMS = 16
 
@@ -62,6 +71,46 @@ class ServingCost:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ServingCost:
+        """As :meth:`to_dict` wrote it (a number the store lacks, or holds as null, reads as NaN)."""
+        number = {k: math.nan if data.get(k) is None else float(data[k]) for k in _NUMBERS}
+        return cls(str(data.get("embedding", "")), **number, provenance=dict(data.get("provenance", {})))
+
+
+_NUMBERS = ("ms_per_item_b1", "ms_per_item_b64", "memory_mb", "weights_mb", "batch_features_mb")
+
+
+@dataclass
+class ServingMeasurements:
+    """One serving pass of a run: every embedding's cost, measured under one ``provenance``."""
+
+    provenance: dict[str, Any]
+    costs: dict[str, ServingCost] = field(default_factory=dict)
+    measured_at: str = ""
+
+    def covers(self, provenance: dict[str, Any], embeddings: Iterable[str]) -> bool:
+        """Measured the same way as ``provenance`` asks, for every one of ``embeddings``: reusable."""
+        return self.provenance == provenance and all(e in self.costs for e in embeddings)
+
+    def to_dict(self) -> dict[str, Any]:
+        costs = {name: cost.to_dict() for name, cost in self.costs.items()}
+        return {"provenance": self.provenance, "costs": costs, "measured_at": self.measured_at}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ServingMeasurements:
+        costs = {name: ServingCost.from_dict(cost) for name, cost in data.get("costs", {}).items()}
+        return cls(dict(data.get("provenance", {})), costs, str(data.get("measured_at", "")))
+
+    def metrics(self) -> dict[str, float]:
+        """The parent's serving metrics: ms per item per batch size and memory, per embedding."""
+        times = {
+            f"serving_ms_per_item_b{b}.{n}": getattr(c, f"ms_per_item_b{b}")
+            for n, c in self.costs.items()
+            for b in BATCH_SIZES
+        }
+        return times | {f"serving_memory_mb.{n}": c.memory_mb for n, c in self.costs.items()}
 
 
 def serving_provenance(
@@ -199,22 +248,7 @@ def price_per_million(ms_per_item: float, price_per_hour: float) -> float:
     return price_per_hour * ms_per_item * 1e6 / 1000.0 / 3600.0
 
 
-# -- the runner's stage: measure what is missing, keep what was measured the same way --------------
-
-
-def _stored(tracker: Any) -> dict[str, Any]:
-    import tempfile
-    from pathlib import Path
-
-    paths = {a.path for a in tracker.client.list_artifacts(tracker.parent_id, "analysis")}
-    if SERVING_ARTIFACT not in paths:
-        return {}
-    with tempfile.TemporaryDirectory() as tmp:
-        local = tracker.client.download_artifacts(tracker.parent_id, SERVING_ARTIFACT, tmp)
-        return json.loads(Path(local).read_text(encoding="utf-8"))
-
-
-def _serving_embedding(name: str, options: dict[str, Any], splits: Any) -> Any:
+def serving_embedding(name: str, options: dict[str, Any], splits: Any) -> Any:
     """A fitted embedding as a server would load it: the contextual feature cache switched off."""
     from advisor.embeddings import make_embedding
 
@@ -226,78 +260,17 @@ def _serving_embedding(name: str, options: dict[str, Any], splits: Any) -> Any:
     return embedding
 
 
-def serving_stage(
-    tracker: Any,
-    options: dict[str, dict[str, Any]],
-    splits: Any,
-    config: Any,
-    device: str,
-    *,
-    sample_size: int = 128,
-    repeats: int = 3,
-    force: bool = False,
-) -> dict[str, Any]:
-    """Measure every embedding of ``options`` unless the run already holds measurements with the same
-    provenance for all of them; returns the stored payload."""
-    from trainers import label_set
-
-    embeddings = list(options)
-    sample = fixed_sample(splits.test, sample_size)
-    wanted = serving_provenance(device, len(sample), repeats, min(BATCH1_ITEMS, len(sample)))
-    stored = _stored(tracker)
-    costs = stored.get("costs", {})
-    same = stored.get("provenance") == wanted and all(e in costs for e in embeddings)
-    if same and not force:
-        return stored
-    labels = label_set(splits.train, splits.dev, splits.test)
-    measured = {}
-    for name in embeddings:
-        if name == "finetuned":  # no frozen embedding: the fine-tuned encoder + head (advisor.finetune)
-            from advisor.finetune import measure_finetuned_serving
-
-            cost = measure_finetuned_serving(options[name], splits, sample, device, repeats)
-            measured[name] = cost.to_dict()
-            continue
-        embedding = _serving_embedding(name, options[name], splits)
-        cost = measure_serving(
-            name, embedding, splits.train.task, labels, sample, config, device, repeats=repeats
-        )
-        measured[name] = cost.to_dict()
-    payload = {"provenance": wanted, "costs": measured, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    tracker.client.log_dict(tracker.parent_id, payload, SERVING_ARTIFACT)
-    tracker.log_parent_metrics(
-        {
-            f"serving_ms_per_item_b{b}.{n}": c[f"ms_per_item_b{b}"]
-            for n, c in measured.items()
-            for b in BATCH_SIZES
-        }
-        | {f"serving_memory_mb.{n}": c["memory_mb"] for n, c in measured.items()}
-    )
-    return payload
-
-
-def load_serving(client: Any, run_id: str, artifacts: set[str]) -> dict[str, Any]:
-    """The run's serving measurements (empty for runs from before the dedicated pass)."""
-    if SERVING_ARTIFACT not in artifacts:
-        return {}
-    return _stored(SimpleNamespace(client=client, parent_id=run_id))
-
-
-def serving_columns(
-    embeddings: Any, client: Any, run_id: str, artifacts: set[str], payload: dict[str, Any] | None = None
-) -> Any:
-    """The run's embedding table with the serving measurements as columns (unchanged for older runs);
-    ``payload``: the measurements as logged, when the caller holds them (else read from the run)."""
+def serving_columns(embeddings: Any, measured: ServingMeasurements | None) -> Any:
+    """The run's embedding table with the serving measurements as columns (unchanged without them)."""
     import pandas as pd
 
-    payload = load_serving(client, run_id, artifacts) if payload is None else payload
-    if not payload or embeddings is None or not len(embeddings) or "embedding" not in embeddings.columns:
+    if not measured or embeddings is None or not len(embeddings) or "embedding" not in embeddings.columns:
         return embeddings
-    costs = payload.get("costs", {})
+    costs = {name: cost.to_dict() for name, cost in measured.costs.items()}
     # measured but never featurized (the fine-tuned reference): a row of its own
     missing = pd.DataFrame({"embedding": [e for e in costs if e not in set(embeddings["embedding"])]})
     table = pd.concat([embeddings, missing], ignore_index=True) if len(missing) else embeddings.copy()
     for column in ("ms_per_item_b1", "ms_per_item_b64", "memory_mb"):
         table[f"serving_{column}"] = [costs.get(e, {}).get(column, math.nan) for e in table["embedding"]]
-    table["serving_provenance"] = json.dumps(payload.get("provenance", {}), sort_keys=True)
+    table["serving_provenance"] = json.dumps(measured.provenance, sort_keys=True)
     return table

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from advisor.analysis import Analysis
 from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
 from advisor.grid import Cell, GridPlan, profiles, subset_order, tuning_seeds
@@ -34,6 +35,7 @@ from advisor.pipeline import (
     StageContext,
     choose_learning_rates,
     extension_floor,
+    final_report,
     finished_scores,
     known_rates,
     next_extension,
@@ -46,7 +48,7 @@ from advisor.pipeline import (
     worker_count,
 )
 from advisor.settings import RunSettings
-from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+from advisor.tracking import CURVES_TABLE, AnalysisTracker, resolve_tracking_uri
 from advisor.validate import validate_settings
 
 __all__ = ["ProgressEvent", "RunOutcome", "run_analysis"]
@@ -72,6 +74,10 @@ class ProgressEvent:
 
 @dataclass
 class RunOutcome:
+    """What one run did, and its :class:`~advisor.analysis.Analysis` as the stages assembled it (with the
+    run's final status): a caller judges it without reading the run back. None when this process
+    analysed nothing (every cell reused, the analysis already logged): ``load_analysis`` reads it."""
+
     run_id: str
     experiment: str
     tracking_uri: str
@@ -80,6 +86,7 @@ class RunOutcome:
     timings: dict[str, float]
     device: str
     resumed: bool
+    analysis: Analysis | None = None
 
 
 def _read(
@@ -112,7 +119,7 @@ def _open(
         on_wait=lambda message: notify(ProgressEvent("waiting", message=message)),
     )
     if not tracker.resumed:
-        from advisor.mlflow_views import log_dataset_inputs, log_test_tokens
+        from advisor.tracking import log_dataset_inputs, log_test_tokens
 
         log_dataset_inputs(tracker.client, tracker.parent_id, splits, plan.name)  # MLflow's "Datasets" column
         log_test_tokens(tracker.client, tracker.parent_id, splits)  # the app's item explorer, even if killed
@@ -152,15 +159,14 @@ def _run_analysis(
     pending, reused = _pending(settings, plan, tracker, notify)
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
     training = _Training(settings, splits, sink, notify, fail_after)
-    status, analysed = "FAILED", False
+    status, analysis = "FAILED", None
     try:
         if pending:
             training.train(plan, pending, reused)
         plan, reused = _extend(plan, training, reused)
         training.features.clear()  # the analysis needs the memory more
         if sink.computed or not _has_analysis(tracker):
-            _analyse(settings, plan, splits, sink, reused, notify)
-            analysed = True
+            analysis = _analyse(settings, plan, splits, sink, reused, notify)
         status = "FINISHED"
     except KeyboardInterrupt:
         status = "KILLED"
@@ -168,10 +174,9 @@ def _run_analysis(
     finally:
         timings["total"] = time.perf_counter() - started
         tracker.close(status)
-    if analysed:  # after close: the report states the run's final status, not RUNNING
-        from advisor.report import log_final_report
-
-        timings["report"] = log_final_report(tracker.client, tracker.parent_id, tracker.tracking_uri)
+    if analysis is not None:  # after close: the report states the run's final status, not RUNNING
+        analysis = replace(analysis, status=status)  # as a reader of the closed run gets it back
+        timings["report"] = final_report(tracker, analysis)
     total = len(plan.grid.cells)
     notify(ProgressEvent("done", done=total, total=total))
     return RunOutcome(
@@ -183,6 +188,7 @@ def _run_analysis(
         timings=timings,
         device=plan.device,
         resumed=tracker.resumed,
+        analysis=analysis,
     )
 
 
@@ -354,29 +360,25 @@ def _analyse(
     sink: CellSink,
     reused: list[Cell],
     notify: Callable[[ProgressEvent], None],
-) -> None:
-    """Serving costs, then the analysis stages, from every finished cell."""
-    from advisor.costs import serving_stage
-
+) -> Analysis | None:
+    """The analysis stages (serving costs and contextuality first), from every finished cell; the
+    run's Analysis as the stages assembled it."""
     t0, total, timings = time.perf_counter(), len(plan.grid.cells), sink.timings
     notify(ProgressEvent("analysis", done=total, total=total, message="difficulty and verdict"))
     sink.reuse(reused)
-    t_serve = time.perf_counter()  # raw text -> prediction per embedding; kept on resume
-    serving = serving_stage(sink.tracker, dict(plan.options), splits, plan.train_config, plan.device)
-    timings["serving"] = time.perf_counter() - t_serve
-    serving = json.loads(json.dumps(serving))  # as logged: the reader gets it back through JSON
     context = StageContext(
         settings,
         splits,
         sink.tracker,
         sink.predictions,
         timings,
-        serving=serving,
+        plan=plan,
         layer_weights=sink.layer_weights,
         reused=reused,
     )
     run_stages(context)
     timings["analysis"] = time.perf_counter() - t0
+    return context.analysis
 
 
 def _with_finetune(
@@ -504,20 +506,8 @@ def _featurize(
         info.append(_embedding_info(name, embedding))
     tracker.log_parent_metrics(metrics)
     tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
-    if "contextual" in features:  # how contextual the encoder is on this data (advisor.contextuality)
-        from advisor.contextuality import run_contextuality_stage
-
-        timings["contextuality"] = run_contextuality_stage(
-            options["contextual"],
-            splits.train,
-            tracker.client,
-            tracker.parent_id,
-            tracker.log_parent_params_once,
-        )
     return features
 
 
 def _has_analysis(tracker: AnalysisTracker) -> bool:
-    return any(
-        a.path == "analysis/curves.json" for a in tracker.client.list_artifacts(tracker.parent_id, "analysis")
-    )
+    return any(a.path == CURVES_TABLE for a in tracker.client.list_artifacts(tracker.parent_id, "analysis"))

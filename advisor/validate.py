@@ -18,15 +18,45 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from advisor._error_codes import E114, E201, E202, E211, E213, E220, E230, E232, E239
-from advisor.data import TASKS
-from advisor.data._hf import is_hf_spec
-from advisor.data._text import check_file
-from advisor.errors import ConfigError, InputError
+from advisor._error_codes import (
+    E101_NOT_DATASET,
+    E114,
+    E120_EMPTY,
+    E120_FIRST_LINE,
+    E120_READ,
+    E201,
+    E202,
+    E211,
+    E213,
+    E220,
+    E220_FILE_STORE,
+    E220_MKDIR,
+    E220_NO_FILE,
+    E220_NO_HOST,
+    E220_NOT_FILE,
+    E220_NOT_FOLDER,
+    E220_NOT_SQLITE,
+    E220_READ_ONLY,
+    E220_SCHEME,
+    E220_UNREACHABLE,
+    E221,
+    E221_LONG,
+    E222,
+    E222_LONG,
+    E222_RESERVED,
+    E230,
+    E232,
+    E234_CONFIG,
+    E239,
+    E239_COUNT,
+    E239_UNKNOWN,
+)
+from advisor.data import TASKS, check_file, is_hf_spec
+from advisor.embeddings import embedding_choices
 from advisor.finetune import parse_finetune_sizes
 from advisor.grid import Profile, profiles
 from advisor.settings import RunSettings
-from advisor.vocabulary import embedding_choices, task_choices
+from advisor.vocabulary import task_choices
 
 __all__ = [
     "TRACKING_SCHEMES",
@@ -114,8 +144,8 @@ def check_embeddings(names: list[str]) -> None:
 def choices_of(name: str) -> list[str] | None:
     """The registries' current choices of setting ``name`` (None: any value): what CLI and app offer."""
     from advisor.backends import BACKENDS
-    from advisor.embeddings._contextual import POOLINGS
-    from trainers._config import PRECISIONS
+    from advisor.embeddings import POOLINGS
+    from trainers import PRECISIONS
 
     registries = {
         "task": task_choices,
@@ -167,12 +197,7 @@ def check_data_path(path: str | os.PathLike[str], role: str) -> None:
         return
     if Path(text).expanduser().is_dir():
         if not is_hf_spec(text):
-            raise InputError(
-                "is a directory but not a saved dataset (no dataset_dict.json, dataset_info.json or parquet files)",
-                file=text,
-                hint="pass a data file, a directory written by save_to_disk, or hf:NAME",
-                code="E101",
-            )
+            raise E101_NOT_DATASET(file=text)
         return
     check_file(text)
 
@@ -181,7 +206,7 @@ def check_data_path(path: str | os.PathLike[str], role: str) -> None:
 
 
 def check_pooling(pooling: str) -> None:
-    from advisor.embeddings._contextual import POOLINGS
+    from advisor.embeddings import POOLINGS
 
     if pooling not in POOLINGS:
         raise E232(kind="pooling", name=pooling, choices=", ".join(POOLINGS))
@@ -225,11 +250,7 @@ def _layers_from_config(config: dict[str, Any], model: str) -> int:
         value = source.get("num_hidden_layers", source.get("n_layers", source.get("num_layers")))
         if isinstance(value, int) and value > 0:
             return value
-    raise ConfigError(
-        f"--contextual {model}: config.json names no num_hidden_layers",
-        hint="use an encoder such as BERT, RoBERTa, DeBERTa or MiniLM",
-        code="E234",
-    )
+    raise E234_CONFIG(model=model)
 
 
 def _hub_layers(model: str) -> int:
@@ -251,16 +272,16 @@ def _hub_layers(model: str) -> int:
 
 def check_layer(layer: str, n_layers: int) -> None:
     """The layer spec against the encoder's depth, with the parser the featurizer itself uses."""
-    from advisor.embeddings._contextual import _LayerChoice
+    from advisor.embeddings import parse_layer
 
-    _LayerChoice.parse(layer, n_layers)
+    parse_layer(layer, n_layers)
 
 
 def check_distill_layer(layer: str | int | None, n_layers: int) -> None:
     """The distilled family's layer: one hidden-state index of the encoder (None = the family's default)."""
     if layer is None:
         return
-    from advisor.embeddings._distilled import parse_distill_layer
+    from advisor.embeddings import parse_distill_layer
 
     parse_distill_layer(layer, n_layers)
 
@@ -284,13 +305,7 @@ def check_static_file(path: str) -> None:
             break
         numbers += 1
     if numbers == 0:
-        raise InputError(
-            "not a word-vectors file: the first line is neither an 'N D' header nor 'word v1 v2 … vD'",
-            file=path,
-            line=1,
-            hint="--static takes a GloVe / word2vec / fastText text file (optionally .gz)",
-            code="E120",
-        )
+        raise E120_FIRST_LINE(file=path, line=1)
 
 
 def _first_line(file: Path, limit: int = 1 << 20) -> str:
@@ -305,8 +320,8 @@ def _first_line(file: Path, limit: int = 1 << 20) -> str:
                 if raw.strip():
                     return raw.decode("utf-8", errors="replace")
     except (OSError, EOFError) as error:
-        raise InputError(f"cannot read the vectors file: {error}", file=str(file), code="E120") from None
-    raise InputError("the vectors file is empty", file=str(file), line=1, code="E120")
+        raise E120_READ(reason=error, file=str(file)) from None
+    raise E120_EMPTY(file=str(file), line=1)
 
 
 # -- device ------------------------------------------------------------------------------------------
@@ -314,7 +329,7 @@ def _first_line(file: Path, limit: int = 1 << 20) -> str:
 
 def check_precision(precision: str) -> None:
     """One of ``trainers.PRECISIONS``: checked before any model is loaded (trainers would raise late)."""
-    from trainers._config import PRECISIONS
+    from trainers import PRECISIONS
 
     if precision not in PRECISIONS:
         raise E232(kind="precision", name=precision, choices=", ".join(PRECISIONS))
@@ -327,7 +342,7 @@ def check_device(device: str) -> None:
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError, ValueError):
-        raise ConfigError(f"unknown device {device!r}", hint="use cpu, cuda or cuda:N", code="E239") from None
+        raise E239_UNKNOWN(device=device) from None
     if parsed.type == "cpu":
         return
     if parsed.type == "cuda":
@@ -339,10 +354,7 @@ def check_device(device: str) -> None:
                 hint="use --device cpu, or leave --device out to pick a GPU only when one is visible",
             )
         if parsed.index is not None and parsed.index >= count:
-            raise ConfigError(
-                f"--device {device}: only {count} CUDA device(s) are visible (cuda:0..cuda:{count - 1})",
-                code="E239",
-            )
+            raise E239_COUNT(device=device, count=count, top=count - 1)
         return
     if parsed.type == "mps" and torch.backends.mps.is_available():
         return
@@ -361,16 +373,10 @@ def check_tracking_uri(uri: str | None) -> str:
     if "://" not in chosen:
         raise E220(uri=chosen, hint="use sqlite:///path/to/mlflow.db or http://host:port")
     if scheme == "file":
-        raise ConfigError(
-            f"tracking URI {chosen!r}: the file store was removed in MLflow 3",
-            hint="use sqlite:///path/to/mlflow.db or http://host:port",
-            code="E220",
-        )
+        raise E220_FILE_STORE(uri=chosen)
     if scheme not in TRACKING_SCHEMES:
-        raise ConfigError(
-            f"tracking URI {chosen!r}: unsupported scheme {scheme!r}",
-            hint=f"use one of: {', '.join(s + '://' for s in TRACKING_SCHEMES[:4])} …",
-            code="E220",
+        raise E220_SCHEME(
+            uri=chosen, scheme=scheme, schemes=", ".join(s + "://" for s in TRACKING_SCHEMES[:4])
         )
     if scheme == "sqlite":
         _check_sqlite(chosen)
@@ -382,61 +388,43 @@ def check_tracking_uri(uri: str | None) -> str:
 def _check_sqlite(uri: str) -> None:
     path = uri.removeprefix("sqlite:///") if uri.startswith("sqlite:///") else ""
     if not path or path.startswith(":memory:"):
-        raise ConfigError(
-            f"tracking URI {uri!r}: needs a database file",
-            hint="use sqlite:///path/to/mlflow.db (an in-memory store keeps nothing)",
-            code="E220",
-        )
+        raise E220_NO_FILE(uri=uri)
     db = Path(path)
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        raise ConfigError(
-            f"tracking URI {uri!r}: a part of {db.parent} is a file, not a folder", code="E220"
-        ) from None
+        raise E220_NOT_FOLDER(uri=uri, folder=db.parent) from None
     except OSError as error:
-        raise ConfigError(
-            f"tracking URI {uri!r}: cannot create the folder {db.parent}: {error.strerror}", code="E220"
-        ) from None
+        raise E220_MKDIR(uri=uri, folder=db.parent, reason=error.strerror) from None
     if db.exists():
         if not db.is_file():
-            raise ConfigError(f"tracking URI {uri!r}: {db} is not a regular file", code="E220")
+            raise E220_NOT_FILE(uri=uri, db=db)
         with open(db, "rb") as handle:
             head = handle.read(16)
         if head and head != b"SQLite format 3\x00":
-            raise ConfigError(
-                f"tracking URI {uri!r}: {db} is not an SQLite database",
-                hint="point --tracking-uri at a new file or an existing MLflow database",
-                code="E220",
-            )
+            raise E220_NOT_SQLITE(uri=uri, db=db)
     if not os.access(db if db.exists() else db.parent, os.W_OK):
-        raise ConfigError(f"tracking URI {uri!r}: {db} is not writable", code="E220")
+        raise E220_READ_ONLY(uri=uri, db=db)
 
 
 def _check_server(uri: str, timeout: float = 3.0) -> None:
     parsed = urlparse(uri)
     if not parsed.hostname:
-        raise ConfigError(f"tracking URI {uri!r} names no host", code="E220")
+        raise E220_NO_HOST(uri=uri)
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
         with socket.create_connection((parsed.hostname, port), timeout=timeout):
             pass
     except OSError as error:
-        raise ConfigError(
-            f"tracking URI {uri!r}: cannot reach the server ({error.strerror or error})",
-            hint="start it (mlflow server --port …) or use a local sqlite:///mlruns/mlflow.db store",
-            code="E220",
-        ) from None
+        raise E220_UNREACHABLE(uri=uri, reason=error.strerror or error) from None
 
 
 def check_experiment(name: str) -> None:
     """A non-blank experiment name MLflow accepts (at most 500 characters)."""
     if not isinstance(name, str) or not name.strip():
-        raise ConfigError(
-            f"--experiment {name!r}: the name is empty", hint="e.g. --experiment advisor", code="E221"
-        )
+        raise E221(name=name)
     if len(name) > 500:
-        raise ConfigError(f"--experiment: the name has {len(name)} characters (at most 500)", code="E221")
+        raise E221_LONG(n=len(name))
 
 
 def check_tags(tags: dict[str, str]) -> None:
@@ -446,20 +434,10 @@ def check_tags(tags: dict[str, str]) -> None:
 
     for key, value in tags.items():
         if key.startswith(_RESERVED_TAG_PREFIXES):
-            raise ConfigError(
-                f"--tag {key}=…: keys starting with {' or '.join(_RESERVED_TAG_PREFIXES)} are reserved",
-                hint="choose another key, e.g. team.owner",
-                code="E222",
-            )
+            raise E222_RESERVED(key=key, prefixes=" or ".join(_RESERVED_TAG_PREFIXES))
         if len(str(value)) > 8000:
-            raise ConfigError(
-                f"--tag {key}=…: the value has {len(value)} characters (at most 8000)", code="E222"
-            )
+            raise E222_LONG(key=key, n=len(value))
         try:
             _validate_tag(key, value)
         except MlflowException as error:
-            raise ConfigError(
-                f"--tag {key!r}: {error.message}",
-                hint="keys may hold letters, digits, _ - . / and spaces, at most 250 characters",
-                code="E222",
-            ) from None
+            raise E222(key=key, reason=error.message) from None

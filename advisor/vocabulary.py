@@ -21,18 +21,15 @@ from typing import Any
 import numpy as np
 
 from advisor._error_codes import E201, E210, E211
-from advisor.registry import embeddings, tasks
+from advisor.registry import tasks
 from advisor.stats import EntitySpan, recognised_exactly
 
 __all__ = [
-    "CHILD_KIND",
     "FAMILIES",
     "PAIRS",
     "PAPER_FAMILIES",
     "Family",
     "TaskSpec",
-    "child_runs_filter",
-    "embedding_choices",
     "family",
     "ordered",
     "pairs",
@@ -91,13 +88,6 @@ def pairs(names: Iterable[str] = PAPER_FAMILIES) -> tuple[tuple[str, str], ...]:
 
 #: (better-or-costlier, cheaper) pairs of the paper's families, in the order the verdict reads them.
 PAIRS: tuple[tuple[str, str], ...] = pairs(PAPER_FAMILIES)
-
-
-def embedding_choices() -> list[str]:
-    """Registered embeddings, cheapest first: what the CLI and the app offer."""
-    import advisor.embeddings  # noqa: F401 - registers the embeddings
-
-    return ordered(embeddings.names())
 
 
 # -- tasks ------------------------------------------------------------------------------------------
@@ -206,15 +196,7 @@ def primary_metric(task: str) -> str:
     return tasks.get(task).primary_metric if task in tasks else "accuracy"
 
 
-# -- MLflow run kinds and small parsers shared by the CLI and the app -------------------------------
-
-#: ``advisor.kind`` tag of a child run (one per embedding and seed) under an analysis run.
-CHILD_KIND = "curve"
-
-
-def child_runs_filter(parent_id: str) -> str:
-    """MLflow filter string selecting the cell runs (``advisor.kind=curve``) under ``parent_id``."""
-    return f"tags.`mlflow.parentRunId` = '{parent_id}' and tags.`advisor.kind` = '{CHILD_KIND}'"
+# -- small parsers shared by the CLI and the app ------------------------------------------------------
 
 
 def parse_list(

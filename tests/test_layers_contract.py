@@ -48,7 +48,7 @@ DOMAIN = 2
 #: The domain's own layers, highest first; every domain unit is in one of them.
 DOMAIN_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"advisor.report"}),  # renders a judged analysis
-    frozenset({"advisor.tracking", "advisor.lifecycle", "advisor.mlflow_views"}),  # the record layer
+    frozenset({"advisor.tracking"}),  # the record layer: every save and load of a run's results
     frozenset({"advisor.verdict", "advisor.gain", "advisor.plots"}),  # judging an Analysis
     frozenset(  # measuring: item difficulty, encoder layers, serving costs; the Analysis they fill
         {
@@ -65,30 +65,12 @@ DOMAIN_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"advisor.stats", "advisor.progress"}),  # leaves: bootstrap and spans; progress lines
 )
 
-#: Units with a module still on an import cycle: one cycle of 29 modules, closed by lazy imports
-#: (vocabulary -> embeddings for registration, embeddings._contextual -> contextuality,
-#: contextuality._sweep/_stage -> tracking, tracking._reader -> costs, costs <-> finetune,
-#: lifecycle <-> tracking, mlflow_views <-> tracking._writer; data and grid sit on it through vocabulary).
-KNOWN_CYCLES = {
-    unit: "on the 29-module cycle (issue 27 items 1-2)"
-    for unit in (
-        "advisor.analysis advisor.contextuality advisor.costs advisor.data advisor.embeddings advisor.finetune "
-        "advisor.grid advisor.lifecycle advisor.mlflow_views advisor.settings advisor.tracking advisor.vocabulary"
-    ).split()
-}
-#: Units whose modules still import another package's private names or modules.
-KNOWN_PRIVATE = {
-    "advisor.app": "contextuality._sweep (LAYERS_*, sweep_summary), report._partial, embeddings._contextual",
-    "advisor.cli": "contextuality._describe/_sweep, data._text, gain._predict",
-    "advisor.validate": "data._hf, data._text, embeddings._contextual/_distilled, trainers._config",
-}
+#: Units with a module still on an import cycle (none since issue 27 item 1: computing apart from saving).
+KNOWN_CYCLES: dict[str, str] = {}
+#: Units whose modules still import another package's private names or modules (none since issue 27 item 6).
+KNOWN_PRIVATE: dict[str, str] = {}
 #: Domain units that still import a domain layer above their own.
-KNOWN_DOMAIN_UPWARD = {
-    "advisor.contextuality": "contextuality._sweep/_stage log through advisor.tracking",
-    "advisor.embeddings": "embeddings._contextual imports advisor.contextuality",
-    "advisor.gain": "gain logs and loads its model through advisor.tracking",
-    "advisor.vocabulary": "vocabulary imports advisor.embeddings for its registration side effect",
-}
+KNOWN_DOMAIN_UPWARD: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from advisor.app import start_run
+from advisor.embeddings import embedding_choices
 from advisor.grid import profiles
 from advisor.report import partial_notice
 from advisor.tracking import load_analysis
 from advisor.verdict import recommend
-from advisor.vocabulary import embedding_choices
 from tests.helpers import NewStore
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")

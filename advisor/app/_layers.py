@@ -3,8 +3,8 @@
 Why: a verdict about contextual embeddings is about *this* encoder read at *these* layers. The app
 shows which layers carry the task (``advisor layers``: dev score of each single layer next to the
 scalar mix), how contextual the encoder's vectors are on the user's data (Ethayarajh 2019) and which
-layers each cell's scalar mix leaned on. Everything is read from what :mod:`advisor.contextuality`
-logged to MLflow; no Streamlit calls here.
+layers each cell's scalar mix leaned on. Everything is read from what ``advisor run`` and
+``advisor layers`` logged, through :mod:`advisor.tracking`; no Streamlit calls here.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.app._job import _LAUNCH
-from advisor.contextuality import encoder_name
-from advisor.contextuality._sweep import LAYERS_KIND, LAYERS_MIX_TABLE, LAYERS_TABLE, sweep_summary
-from advisor.tracking import client_for, read_json_table
+from advisor.contextuality import encoder_name, sweep_summary
+from advisor.tracking import find_layer_sweeps
+from advisor.tracking import load_layer_sweep as load_sweep_run
 
 __all__ = [
     "CONTEXTUALITY_LABELS",
@@ -76,20 +76,6 @@ def mix_weights_by_cell(analysis: Analysis) -> pd.DataFrame:
     return frame.sort_values(["embedding", "size", "seed"]).reset_index(drop=True)
 
 
-def find_layer_sweeps(tracking_uri: str | None = None, max_results: int = 50) -> list[Any]:
-    """The store's ``advisor layers`` runs (tag ``advisor.kind=layers``), newest first."""
-    client = client_for(tracking_uri)
-    ids = [e.experiment_id for e in client.search_experiments()]
-    if not ids:
-        return []
-    return client.search_runs(
-        ids,
-        filter_string=f"tags.`advisor.kind` = '{LAYERS_KIND}'",
-        order_by=["attributes.start_time DESC"],
-        max_results=max_results,
-    )
-
-
 @dataclass(frozen=True)
 class SweepView:
     """One logged layer sweep: its rows (layer, seed, dev_score, test_score, ...) and what it was run on."""
@@ -106,28 +92,18 @@ class SweepView:
 
 
 def load_layer_sweep(run_id: str, tracking_uri: str | None = None) -> SweepView:
-    """Read a sweep back from MLflow: the table ``advisor layers`` logged, and its parameters."""
-    client = client_for(tracking_uri)
-    run = client.get_run(run_id)
-    params = run.data.params
-    logged = {a.path for a in client.list_artifacts(run_id, "analysis")}
-    mix = (
-        read_json_table(client, run_id, LAYERS_MIX_TABLE)
-        if LAYERS_MIX_TABLE in logged
-        else pd.DataFrame(columns=["seed", "layer", "weight"])
-    )
-    table = read_json_table(client, run_id, LAYERS_TABLE)
-    table["layer"] = table["layer"].astype(str)
+    """A logged sweep as the page shows it: its rows, what it was run on, the encoder by a readable name."""
+    sweep = load_sweep_run(run_id, tracking_uri)
     return SweepView(
         run_id=run_id,
-        task=params.get("task", run.data.tags.get("advisor.task", "")),
-        metric=params.get("primary_metric", "score"),
-        size=int(params.get("size", 0) or 0),
-        n_seeds=int(params.get("seeds", 0) or 0),
-        data=params.get("data", ""),
-        encoder=encoder_name(params.get("encoder_model", "")),  # the packaged model by name, not its path
-        table=table,
-        mix_weights=mix,
+        task=sweep.task,
+        metric=sweep.primary_metric,
+        size=sweep.size,
+        n_seeds=len(sweep.seeds),
+        data=sweep.data,
+        encoder=encoder_name(str(sweep.encoder.get("model", ""))),  # the packaged model by name, not its path
+        table=sweep.table,
+        mix_weights=sweep.mix_weights,
     )
 
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 from advisor.app._job import SESSION_TAG
 from advisor.progress import duration
-from advisor.tracking import client_for, find_analyses
-from advisor.vocabulary import child_runs_filter
+from advisor.tracking import child_runs_filter, client_for, find_analyses
 
 __all__ = ["RunProgress", "find_session_run", "live_progress", "read_progress"]
 

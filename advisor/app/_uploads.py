@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor._error_codes import E150, E151, E152, E250
-from advisor.mlflow_views import store_uri
+from advisor.tracking import store_uri
 
 __all__ = [
     "DATA_SUFFIXES",

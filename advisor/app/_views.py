@@ -18,11 +18,10 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.difficulty import difficulty_metric_names
-from advisor.mlflow_views import mlflow_ui_command, server_url
-from advisor.report._partial import partial_label
-from advisor.tracking import client_for, read_json_table
+from advisor.report import partial_label
+from advisor.tracking import child_runs_filter, client_for, mlflow_ui_command, read_json_table, server_url
 from advisor.verdict import COST_COLUMNS, CostComparison
-from advisor.vocabulary import child_runs_filter, task_spec
+from advisor.vocabulary import task_spec
 
 __all__ = [
     "MLFLOW_UI_URL",

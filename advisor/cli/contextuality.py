@@ -105,7 +105,7 @@ def _encoder(contextual: str | None, pooling: str, cache_dir: Path | None, devic
 
 def _print_result(result: Any, embedding: Any, data: str, min_count: int) -> None:
     """The per-layer table, titled with what was measured, and a legend of the measures."""
-    from advisor.contextuality._describe import encoder_name
+    from advisor.contextuality import encoder_name
 
     title = (
         f"{encoder_name(embedding.model_ref)} on {escape(str(data))} (train split): {result.n_words:,} words "
@@ -124,22 +124,11 @@ def _log_run(
     result: Any, embedding: Any, data_options: DataOptions, tracking_uri: str | None, experiment: str
 ) -> str:
     """One finished MLflow run (tag ``advisor.kind=contextuality``) with the encoder's params; its id."""
-    from mlflow.entities import Param
-
-    from advisor.contextuality import log_contextuality
-    from advisor.tracking import AnalysisTracker, resolve_tracking_uri
+    from advisor.tracking import log_contextuality_run
 
     data = data_options.data
-    tracker = AnalysisTracker(resolve_tracking_uri(tracking_uri), experiment)
-    run = tracker.client.create_run(
-        tracker.experiment_id,
-        run_name=f"contextuality-{Path(str(data)).name}",
-        tags={"advisor.kind": "contextuality", "advisor.task": data_options.task},
+    described = {f"encoder_{k}": v for k, v in embedding.describe().items() if k != "layer"}
+    params = {"data": str(data), **described}
+    return log_contextuality_run(
+        result, params, data_options.task, Path(str(data)).name, tracking_uri, experiment
     )
-    described = {f"encoder_{k}": str(v)[:6000] for k, v in embedding.describe().items() if k != "layer"}
-    tracker.client.log_batch(
-        run.info.run_id, params=[Param(k, v) for k, v in {"data": str(data), **described}.items()]
-    )
-    log_contextuality(tracker.client, run.info.run_id, result)
-    tracker.client.set_terminated(run.info.run_id, "FINISHED")
-    return run.info.run_id

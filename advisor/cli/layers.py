@@ -24,7 +24,7 @@ __all__ = ["layers_command", "render_layer_sweep"]
 
 def render_layer_sweep(sweep) -> Table:
     """One row per layer (then the mix): dev score per seed, mean, and the test score."""
-    from advisor.contextuality._sweep import sweep_summary
+    from advisor.contextuality import sweep_summary
 
     metric = sweep.primary_metric
     table = Table(
@@ -72,7 +72,8 @@ def layers_command(
     experiment: ExperimentOpt = "advisor",
 ) -> None:
     """Which encoder layers carry your task: train on each single layer and on the learned scalar mix."""
-    from advisor.contextuality._sweep import layer_sweep, log_layer_sweep
+    from advisor.contextuality import layer_sweep
+    from advisor.tracking import log_layer_sweep
 
     if seeds < 1:
         raise E211(option="--seeds", requirement="be at least 1")

@@ -14,10 +14,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from advisor._error_codes import E503_CLI
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DataOptions, with_data_options
 from advisor.difficulty import LEVELS, PartitionRule, item_metrics, summarize_metrics
-from advisor.errors import ConfigError
 from advisor.registry import metrics as metric_registry
 
 __all__ = ["metrics_command", "render_metric_summary"]
@@ -76,11 +76,7 @@ def metrics_command(
     """Difficulty metrics of the evaluation items: distributions, ties, unseen share, slice sizes."""
     task = options.task
     if level is not None and task in LEVELS and level not in LEVELS[task]:
-        raise ConfigError(
-            f"--level {level!r} is not available for --task {task}",
-            hint=f"choose one of: {', '.join(LEVELS[task])}",
-            code="E503",
-        )
+        raise E503_CLI(level=level, task=task, choices=", ".join(LEVELS[task]))
     started = time.perf_counter()
     splits = options.load()
     for warning in dict.fromkeys(splits.warnings):

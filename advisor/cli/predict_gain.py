@@ -15,9 +15,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from advisor._error_codes import E830, E834
+from advisor._error_codes import E830, E834, E834_OUT
 from advisor.cli._app import app, console, err_console
-from advisor.errors import ConfigError
 
 __all__ = ["predict_gain_command"]
 
@@ -40,11 +39,11 @@ def predict_gain_command(
     ] = None,
 ) -> None:
     """Expected share of items where context helps, and expected score gain, on unlabelled text."""
-    from advisor.gain import load_gain_model, predict_gain, read_unlabelled
+    from advisor.gain import predict_gain, read_unlabelled
+    from advisor.tracking import load_gain_model, require_store
 
     _check_options(text, format, confidence, seed, out)  # before the model is downloaded and loaded
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # keep stderr for real messages
-    from advisor.mlflow_views import require_store
 
     model = load_gain_model(run_id, tracking_uri=require_store(tracking_uri))
     unlabelled = read_unlabelled(text, model.task, format=format)
@@ -67,8 +66,8 @@ def predict_gain_command(
 
 def _check_options(text: Path, format: str, confidence: float, seed: int, out: Path | None) -> None:
     """Everything checkable without the run: the text file, the format, the numbers, the output folder."""
-    from advisor.data._text import check_file
-    from advisor.gain._predict import FORMATS
+    from advisor.data import check_file
+    from advisor.gain import FORMATS
 
     check_file(text)
     if format not in FORMATS:
@@ -78,6 +77,4 @@ def _check_options(text: Path, format: str, confidence: float, seed: int, out: P
     if seed < 0:
         raise E834(option="--seed", requirement=f"be at least 0, got {seed}")
     if out is not None and not out.expanduser().resolve().parent.is_dir():
-        raise ConfigError(
-            f"--out {out}: the folder {out.expanduser().resolve().parent} does not exist", code="E834"
-        )
+        raise E834_OUT(out=out, folder=out.expanduser().resolve().parent)

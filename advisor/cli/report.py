@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from advisor.cli._app import app, console, err_console
 from advisor.cli.run import UriOpt
-from advisor.verdict import Recommendation, Thresholds, recommend
+from advisor.verdict import Recommendation, Thresholds, recommend, render
 
 __all__ = ["report", "thresholds_from_options"]
 
@@ -92,9 +92,8 @@ def report(
     log_artifacts: LogOpt = True,
 ) -> None:
     """Write the verdict and an HTML + markdown report for a finished ``advisor run``."""
-    from advisor.mlflow_views import require_store
     from advisor.report import write_report
-    from advisor.tracking import close_stale_runs, load_analysis
+    from advisor.tracking import close_stale_runs, load_analysis, require_store
 
     thresholds = thresholds_from_options(
         acceptable_loss,
@@ -124,7 +123,7 @@ def _print_verdict(status: str | None, recommendation: Recommendation, html: Pat
     notice = partial_notice(status)
     if notice:
         console.print(f"[bold yellow]{escape(notice)}[/]", highlight=False, soft_wrap=True)
-    for line in recommendation.summary_lines():
+    for line in render(recommendation).summary_lines():
         console.print(escape(line), highlight=False, soft_wrap=True)
     console.print()
     console.print(f"HTML report: {html}", highlight=False, soft_wrap=True)

@@ -20,12 +20,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from advisor._error_codes import E240
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import annotated, parameter
-from advisor.errors import ConfigError
-from advisor.mlflow_views import mlflow_ui_command
 from advisor.runner import ProgressEvent, RunOutcome, run_analysis
 from advisor.settings import SETTINGS, RunSettings, from_cli
+from advisor.tracking import mlflow_ui_command
 from advisor.vocabulary import task_spec
 
 __all__ = ["demo", "print_leaderboard", "run"]
@@ -185,14 +185,14 @@ def _megabytes(value: float | None) -> str:
 def _print_verdict(run_id: str, tracking_uri: str) -> None:
     from advisor.report import partial_notice
     from advisor.tracking import load_analysis
-    from advisor.verdict import recommend
+    from advisor.verdict import recommend, render
 
     analysis = load_analysis(run_id, tracking_uri)
     recommendation = recommend(analysis)
     notice = partial_notice(analysis.status)
     if notice:
         console.print(f"[bold yellow]{notice}[/]", highlight=False)
-    for line in recommendation.summary_lines():
+    for line in render(recommendation).summary_lines():
         console.print(line, highlight=False)
 
 
@@ -296,12 +296,7 @@ def demo(
 
     found = demo_datasets()
     if task not in found:
-        raise ConfigError(
-            f"demo data not found in {DEMO_DIR}",
-            hint="reinstall the package (the demo data ships inside it), or in a checkout regenerate it: "
-            "python experiments/make_demo.py",
-            code="E240",
-        )
+        raise E240(folder=DEMO_DIR)
     files = {"train": found[task].train, "dev": found[task].dev, "test": found[task].test}
     err_console.print(
         f"demo: {task} on {files['train']} (dev {files['dev'].name}, test {files['test'].name})"

@@ -13,7 +13,7 @@ import typer
 from advisor._error_codes import E250, E260
 from advisor.app import DEFAULT_MAX_UPLOAD_MB
 from advisor.cli._app import app, err_console
-from advisor.mlflow_views import store_uri
+from advisor.tracking import store_uri
 
 __all__ = ["APP_FILE", "streamlit_command", "ui"]
 

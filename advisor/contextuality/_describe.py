@@ -15,11 +15,11 @@ from typing import Any
 import pandas as pd
 
 from advisor.analysis import Analysis
+from advisor.embeddings import is_sentence_embedding_model
 
 __all__ = [
     "STRONGER_ENCODER",
     "encoder_name",
-    "is_sentence_embedding_model",
     "layer_caveats",
     "layer_figures",
     "layer_reasons",
@@ -29,36 +29,6 @@ __all__ = [
 
 #: What the warning suggests instead (needs hub access once).
 STRONGER_ENCODER = "bert-base-cased"
-
-# Files that sentence-transformers writes next to the encoder, and hub name patterns of such models.
-_ST_FILES = ("modules.json", "sentence_bert_config.json", "config_sentence_transformers.json")
-_ST_NAMES = (
-    "sentence-transformers/",
-    "all-minilm",
-    "all-mpnet",
-    "paraphrase-",
-    "multi-qa-",
-    "msmarco-",
-    "gtr-t5",
-    "simcse",
-)
-
-
-def is_sentence_embedding_model(model: str) -> bool:
-    """True for a sentence-transformers model (local directory with its files, or a known hub name)."""
-    path = Path(model).expanduser()
-    if _is_dir(path):
-        return any((path / name).is_file() for name in _ST_FILES)
-    lowered = model.lower()
-    return any(pattern in lowered for pattern in _ST_NAMES)
-
-
-def _is_dir(path: Path) -> bool:
-    """``Path.is_dir`` that answers False for a name the OS cannot even look up (e.g. > 255 bytes)."""
-    try:
-        return path.is_dir()
-    except OSError:
-        return False
 
 
 def encoder_name(model: str) -> str:

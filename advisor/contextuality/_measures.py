@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from advisor.features import TokenFeatures
 
-__all__ = ["TABLE_COLUMNS", "ContextualityResult", "measure_contextuality"]
+__all__ = ["TABLE_COLUMNS", "ContextualityResult", "contextuality_for", "measure_contextuality"]
 
 #: Columns of the per-layer table (one row per layer, layer 0 = input embeddings).
 TABLE_COLUMNS: tuple[str, ...] = (
@@ -199,3 +200,12 @@ def _layer_row(
         "anisotropy": anisotropy,
         "static_share": float(np.mean(np.asarray(mevs) > 0.5)) if mevs else np.nan,
     }
+
+
+def contextuality_for(options: dict[str, Any], corpus: Any) -> ContextualityResult:
+    """Measure the encoder of the contextual ``options`` on ``corpus`` (the all-layer cache, no forward pass if cached)."""
+    from advisor.embeddings import make_embedding
+
+    embedding = make_embedding("contextual", **options)
+    stack = embedding.featurize_layers(corpus)
+    return measure_contextuality(stack, corpus.tokens)

@@ -4,7 +4,8 @@ Why: a frozen encoder's word information sits in different layers for different 
 (a sentence-embedding model's last layer is among its worst for tagging). Training the run's own
 downstream model on every layer at one mid-size training set, with a couple of seeds, shows which
 layers carry the task and whether the scalar mix (the run's default) finds them. Every layer is read
-from the same all-layer feature cache, so the encoder runs at most once.
+from the same all-layer feature cache, so the encoder runs at most once. The record layer
+(``advisor.tracking.log_layer_sweep``) saves a sweep as its own MLflow run.
 """
 
 from __future__ import annotations
@@ -20,20 +21,7 @@ from advisor.data import DataSplits
 from advisor.grid import plan_grid, profiles, subset_indices, subset_order
 from advisor.vocabulary import primary_metric
 
-__all__ = [
-    "LAYERS_KIND",
-    "LAYERS_MIX_TABLE",
-    "LAYERS_TABLE",
-    "LayerSweep",
-    "layer_sweep",
-    "log_layer_sweep",
-    "sweep_summary",
-]
-
-#: ``advisor.kind`` tag of a layer-sweep run, and its tables (written here, read by the app).
-LAYERS_KIND = "layers"
-LAYERS_TABLE = "analysis/layers.json"
-LAYERS_MIX_TABLE = "analysis/layer_sweep_mix_weights.json"
+__all__ = ["LayerSweep", "layer_sweep", "sweep_summary"]
 
 
 @dataclass
@@ -47,6 +35,7 @@ class LayerSweep:
     size: int
     seeds: list[int]
     encoder: dict[str, Any] = field(default_factory=dict)  # the embedding's describe()
+    data: str = ""  # what it was trained on, as the user named it (set when read back from a run)
 
 
 def sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -175,48 +164,3 @@ def _sweep_one_seed(
         weights += [{"seed": seed, "layer": i, "weight": w} for i, w in enumerate(result.layer_weights)]
         say(f"layer {layer}, seed {seed}: dev {result.dev_score:.3f} ({time.perf_counter() - started:.0f} s)")
     return rows, weights
-
-
-def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str, data: str) -> str:
-    """One MLflow run (tag ``advisor.kind=layers``): params, dev score by layer (step = layer), table, figure."""
-    from mlflow.entities import Metric, Param
-
-    from advisor.contextuality._plot import plot_layer_sweep
-    from advisor.contextuality._stage import write_table
-    from advisor.tracking import AnalysisTracker, resolve_tracking_uri
-
-    tracker = AnalysisTracker(resolve_tracking_uri(tracking_uri), experiment)
-    client = tracker.client
-    run = client.create_run(
-        tracker.experiment_id,
-        run_name=f"layers-{data.rstrip('/').split('/')[-1]}-{sweep.task}",
-        tags={"advisor.kind": LAYERS_KIND, "advisor.task": sweep.task},
-    )
-    run_id = run.info.run_id
-    params = {
-        "data": data,
-        "task": sweep.task,
-        "size": sweep.size,
-        "seeds": len(sweep.seeds),
-        "primary_metric": sweep.primary_metric,
-        **{f"encoder_{k}": v for k, v in sweep.encoder.items() if k != "layer"},
-    }
-    now = int(time.time() * 1000)
-    summary = sweep_summary(sweep.table)
-    metrics = [
-        Metric("dev_score_by_layer", float(r.dev_mean), now, int(r.layer))
-        for r in summary.itertuples()
-        if r.layer != "mix"
-    ]
-    metrics += [
-        Metric("dev_score_mix", float(r.dev_mean), now, 0) for r in summary.itertuples() if r.layer == "mix"
-    ]
-    client.log_batch(run_id, metrics=metrics, params=[Param(k, str(v)[:6000]) for k, v in params.items()])
-    write_table(client, run_id, sweep.table, LAYERS_TABLE)
-    if not sweep.mix_weights.empty:
-        write_table(client, run_id, sweep.mix_weights, LAYERS_MIX_TABLE)
-    client.log_figure(
-        run_id, plot_layer_sweep(sweep.table, f"dev {sweep.primary_metric}"), "figures/layers.png"
-    )
-    client.set_terminated(run_id, "FINISHED")
-    return run_id

@@ -7,11 +7,24 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from advisor._error_codes import (
+    E102,
+    E104,
+    E104_CSV,
+    E104_HEADER,
+    E105_TEXT_TYPE,
+    E106,
+    E106_JSON_LABEL,
+    E106_LABEL_TYPE,
+    E107,
+    E107_EMPTY_HEADER,
+    E107_GUESS,
+    E107_OBJECT,
+)
 from advisor.data._corpus import Corpus
 from advisor.data._empty import skip_empty
 from advisor.data._sniff import refuse_conll_for_classify
 from advisor.data._text import TextFile, json_object_line, read_text_file
-from advisor.errors import InputError
 
 __all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "read_classification", "tokenize"]
 
@@ -66,9 +79,7 @@ def read_classification(
     tokens = [tokenize(r[1]) for r in rows]
     kept = skip_empty(text.path, [r[0] for r in rows], [bool(t) for t in tokens], strict, warnings)
     if not kept.indices:
-        raise InputError(
-            "no items found", file=text.path, line=1, hint="the file has no data rows", code="E102"
-        )
+        raise E102(file=text.path, line=1)
     corpus = Corpus(
         task="classify",
         tokens=[tokens[i] for i in kept.indices],
@@ -97,25 +108,13 @@ def _label_text_rows(text: TextFile) -> list[Row]:
 def _pick(columns: list[str], wanted: str | None, known: tuple[str, ...], role: str, file: str) -> str:
     if wanted is not None:
         if wanted not in columns:
-            raise InputError(
-                f"no column named {wanted!r}",
-                file=file,
-                line=1,
-                hint=f"the header has: {', '.join(map(str, columns))}",
-                code="E107",
-            )
+            raise E107(name=wanted, columns=", ".join(map(str, columns)), file=file, line=1)
         return wanted
     lowered = {str(c).lower().strip(): c for c in columns}
     for name in known:
         if name in lowered:
             return lowered[name]
-    raise InputError(
-        f"cannot tell which column holds the {role}",
-        file=file,
-        line=1,
-        hint=f"the header has: {', '.join(map(str, columns))}; pass --{role}-col NAME",
-        code="E107",
-    )
+    raise E107_GUESS(role=role, columns=", ".join(map(str, columns)), file=file, line=1)
 
 
 def _unquote(field: str) -> str:
@@ -160,13 +159,7 @@ def _csv_records(
         except csv.Error as error:
             plain = _plain_fields(lines[start - 1], width, text_index)
             if plain is None:
-                raise InputError(
-                    f"malformed CSV: {error} (the quoted field opened on this line never closes cleanly)",
-                    file=text.path,
-                    line=start,
-                    hint=_QUOTE_HINT,
-                    code="E104",
-                ) from None
+                raise E104_CSV(reason=error, file=text.path, line=start, hint=_QUOTE_HINT) from None
             stray.append(start)
             yield start, plain
             position = start + 1
@@ -203,10 +196,10 @@ def _delimited_rows(
         try:
             header = next(csv.reader([text.lines[0]])) if text.lines else []
         except csv.Error as error:
-            raise InputError(f"malformed CSV header: {error}", file=text.path, line=1, code="E104") from None
+            raise E104_HEADER(reason=error, file=text.path, line=1) from None
     header = [h.strip() for h in header]
     if not any(header):
-        raise InputError("the first line (the header) is empty", file=text.path, line=1, code="E107")
+        raise E107_EMPTY_HEADER(file=text.path, line=1)
     text_name = _pick(header, text_col, TEXT_COLUMNS, "text", text.path)
     label_name = _pick(header, label_col, LABEL_COLUMNS, "label", text.path)
     ti, li = header.index(text_name), header.index(label_name)
@@ -217,18 +210,10 @@ def _delimited_rows(
         if number == 1 or not record or all(not f.strip() for f in record):
             continue
         if len(record) != len(header):
-            raise InputError(
-                f"row has {len(record)} columns but the header has {len(header)}",
-                file=text.path,
-                line=number,
-                hint=f"quote fields that contain the delimiter {delimiter!r}",
-                code="E104",
-            )
+            raise E104(n=len(record), width=len(header), delimiter=delimiter, file=text.path, line=number)
         label = record[li].strip()
         if not label:
-            raise InputError(
-                f"empty label in column {label_name!r}", file=text.path, line=number, code="E106"
-            )
+            raise E106(column=label_name, file=text.path, line=number)
         rows.append((number, record[ti], label))
     return rows
 
@@ -236,15 +221,9 @@ def _delimited_rows(
 def _jsonl_label(value: object, name: str, file: str, number: int) -> str:
     """A label must be a non-empty string or a number: ``null`` and ``""`` are refused like in CSV."""
     if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value).strip():
-        raise InputError(
-            f"empty or invalid label {value!r} in field {name!r}"
-            if value is None or isinstance(value, str)
-            else f"label in field {name!r} must be a string or a number, got {type(value).__name__}",
-            file=file,
-            line=number,
-            hint="every item needs a label",
-            code="E106",
-        )
+        if value is None or isinstance(value, str):
+            raise E106_JSON_LABEL(value=value, field=name, file=file, line=number)
+        raise E106_LABEL_TYPE(field=name, type=type(value).__name__, file=file, line=number)
     return str(value).strip()
 
 
@@ -260,17 +239,10 @@ def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> 
             text_name = _pick(keys, text_col, TEXT_COLUMNS, "text", text.path)
             label_name = _pick(keys, label_col, LABEL_COLUMNS, "label", text.path)
         if text_name not in record or label_name not in record:
-            raise InputError(
-                f"object lacks {text_name!r} or {label_name!r}", file=text.path, line=number, code="E107"
-            )
+            raise E107_OBJECT(text=text_name, label=label_name, file=text.path, line=number)
         value = record[text_name]
         if value is not None and not isinstance(value, str | int | float):
-            raise InputError(
-                f"text in field {text_name!r} must be a string, got {type(value).__name__}",
-                file=text.path,
-                line=number,
-                code="E105",
-            )
+            raise E105_TEXT_TYPE(field=text_name, type=type(value).__name__, file=text.path, line=number)
         label = _jsonl_label(record[label_name], str(label_name), text.path, number)
         rows.append((number, "" if value is None else str(value), label))
     return rows

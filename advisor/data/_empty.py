@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.errors import InputError
+from advisor._error_codes import E106_NO_TEXT
 
 __all__ = ["Kept", "skip_empty"]
 
@@ -29,13 +29,7 @@ def skip_empty(
     """Drop the items without text; warn once naming the first lines, or raise at the first one."""
     skipped = tuple(line for line, ok in zip(lines, has_text, strict=True) if not ok)
     if skipped and strict:
-        raise InputError(
-            "item has a label but no text",
-            file=file,
-            line=skipped[0],
-            hint=f"{len(skipped)} such {what} in the file; drop --strict to skip them with a warning",
-            code="E106",
-        )
+        raise E106_NO_TEXT(n=len(skipped), what=what, file=file, line=skipped[0])
     if skipped:
         shown = ", ".join(map(str, skipped[:_SHOWN])) + (" …" if len(skipped) > _SHOWN else "")
         warnings.append(

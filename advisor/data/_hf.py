@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from advisor._error_codes import E108, E115
+from advisor._error_codes import E107_DATASET, E107_DATASET_NAMED, E108, E115
 from advisor.data._classify import LABEL_COLUMNS, TEXT_COLUMNS, tokenize
 from advisor.data._corpus import Corpus
 from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
-from advisor.errors import InputError
 
 __all__ = ["is_hf_spec", "read_hf"]
 
@@ -67,12 +66,9 @@ def _column(columns: list[str], wanted: str | None, known: tuple[str, ...], role
         for name in known:
             if name in columns:
                 return name
-    raise InputError(
-        f"no {role} column" + (f" named {wanted!r}" if wanted else ""),
-        file=spec,
-        hint=f"the dataset has columns: {', '.join(columns)}; pass --{role}-col NAME",
-        code="E107",
-    )
+    if wanted:
+        raise E107_DATASET_NAMED(role=role, name=wanted, columns=", ".join(columns), file=spec)
+    raise E107_DATASET(role=role, columns=", ".join(columns), file=spec)
 
 
 def _to_corpus(split: Any, task: str, spec: str, text_col: str | None, label_col: str | None) -> Corpus:

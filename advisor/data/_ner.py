@@ -5,6 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from advisor._error_codes import (
+    E102_NO_SENTENCES,
+    E104_NARROW,
+    E104_WIDTH,
+    E105_NER_FIELDS,
+    E105_NER_LENGTHS,
+    E105_NER_TAG_IDS,
+)
 from advisor.data._corpus import Corpus
 from advisor.data._empty import skip_empty
 from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
@@ -81,9 +89,7 @@ def _parse_conll(text: TextFile) -> tuple[Corpus, list[str]]:
         found.add(columns[0], columns[-1].strip(), number)
     found.close()
     if not found.sentences:
-        raise InputError(
-            "no sentences found", file=text.path, line=1, hint="is this a CoNLL file?", code="E102"
-        )
+        raise E102_NO_SENTENCES(format="CoNLL", file=text.path, line=1)
     return ner_corpus_from_sequences(found.sentences, found.tag_seqs, found.starts, text)
 
 
@@ -92,22 +98,9 @@ def _check_columns(
 ) -> None:
     """A row needs a token and a tag, and the first row's width (else a token held a space)."""
     if len(columns) < 2:
-        raise InputError(
-            f"row has {len(columns)} column; expected a token and a tag (2 or more columns)",
-            file=text.path,
-            line=number,
-            hint="CoNLL rows are 'token [other columns] tag' separated by spaces or tabs; "
-            "sentences are separated by empty lines",
-            code="E104",
-        )
+        raise E104_NARROW(n=len(columns), file=text.path, line=number)
     if n_columns is not None and len(columns) != n_columns:
-        raise InputError(
-            f"row has {len(columns)} columns but line {first_row_line} has {n_columns}",
-            file=text.path,
-            line=number,
-            hint="every row needs the same columns; a token containing a space would shift the tag column",
-            code="E104",
-        )
+        raise E104_WIDTH(n=len(columns), first=first_row_line, width=n_columns, file=text.path, line=number)
 
 
 def _looks_like_row(columns: list[str], n_columns: int | None) -> bool:
@@ -165,29 +158,11 @@ def _parse_ner_jsonl(text: TextFile, strict: bool) -> tuple[Corpus, list[str]]:
         record = json_object_line(raw, text.path, number)
         toks, tags = record.get("tokens"), record.get("tags", record.get("ner_tags"))
         if not isinstance(toks, list) or not isinstance(tags, list):
-            raise InputError(
-                "object needs list fields 'tokens' and 'tags'",
-                file=text.path,
-                line=number,
-                hint='e.g. {"tokens": ["John", "lives"], "tags": ["B-PER", "O"]}',
-                code="E105",
-            )
+            raise E105_NER_FIELDS(file=text.path, line=number)
         if len(toks) != len(tags):
-            raise InputError(
-                f"'tokens' has {len(toks)} items but 'tags' has {len(tags)}",
-                file=text.path,
-                line=number,
-                hint="one tag per token",
-                code="E105",
-            )
+            raise E105_NER_LENGTHS(n_tokens=len(toks), n_tags=len(tags), file=text.path, line=number)
         if not all(isinstance(t, str) for t in tags):
-            raise InputError(
-                "'tags' must be strings such as 'B-PER' (integer ids need a label list)",
-                file=text.path,
-                line=number,
-                hint="write tag names, or load a Hugging Face dataset with a ClassLabel feature via hf:NAME",
-                code="E105",
-            )
+            raise E105_NER_TAG_IDS(file=text.path, line=number)
         if not toks:
             empty.append(number)
             continue
@@ -195,9 +170,7 @@ def _parse_ner_jsonl(text: TextFile, strict: bool) -> tuple[Corpus, list[str]]:
         tag_seqs.append(TagSequence([str(t) for t in tags], [number] * len(tags)))
         starts.append(number)
     if not sentences:
-        raise InputError(
-            "no sentences found", file=text.path, line=1, hint="is this a JSONL file?", code="E102"
-        )
+        raise E102_NO_SENTENCES(format="JSONL", file=text.path, line=1)
     warnings: list[str] = []
     kept = skip_empty(text.path, empty, [False] * len(empty), strict, warnings, what="sentences")
     text = TextFile(text.path, text.lines, text.encoding, [*text.warnings, *warnings])

@@ -11,8 +11,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from advisor._error_codes import E113
 from advisor.data._text import TextFile
-from advisor.errors import InputError
 
 __all__ = [
     "ASCII_SPACE",
@@ -57,13 +57,7 @@ def looks_like_conll(text: TextFile) -> bool:
 def refuse_conll_for_classify(text: TextFile) -> None:
     """A CoNLL file read as ``label text`` gives one "label" per token: stop before that happens."""
     if looks_like_conll(text):
-        raise InputError(
-            "this looks like a CoNLL NER file (a token and an IOB tag per line), not classification data",
-            file=text.path,
-            line=1,
-            hint="did you mean --task ner?",
-            code="E113",
-        )
+        raise E113(file=text.path, line=1)
 
 
 def classify_hint(text: TextFile) -> str | None:

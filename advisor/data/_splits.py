@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from advisor._error_codes import E109, E201
+from advisor._error_codes import E109, E112, E112_NO_ENTITIES, E201
 from advisor.data._classify import read_classification
 from advisor.data._corpus import TASKS, Corpus, DataSplits
 from advisor.data._hf import is_hf_spec, read_hf
 from advisor.data._ner import read_conll, read_ner_jsonl
-from advisor.errors import InputError
 
 __all__ = ["MIN_EVAL_ITEMS", "MIN_TRAIN_ITEMS", "read_corpus", "read_splits"]
 
@@ -159,19 +158,7 @@ def validate(splits: DataSplits) -> None:
     if train.task == "classify":
         labels = train.label_counts()
         if len(labels) < 2:
-            raise InputError(
-                f"a single class {next(iter(labels))!r} in {len(train)} training items",
-                file=train.source,
-                line=first_line,
-                hint="classification needs at least two labels; check --label-col",
-                code="E112",
-            )
+            raise E112(label=next(iter(labels)), n=len(train), file=train.source, line=first_line)
     else:
         if set(train.label_counts()) <= {"O"}:
-            raise InputError(
-                "no entity tags in the training data: every tag is O",
-                file=train.source,
-                line=first_line,
-                hint="check that the tag is the last column",
-                code="E112",
-            )
+            raise E112_NO_ENTITIES(file=train.source, line=first_line)

@@ -8,7 +8,19 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from advisor.errors import InputError
+from advisor._error_codes import (
+    E101,
+    E101_ACCESS,
+    E101_DIRECTORY,
+    E101_IRREGULAR,
+    E101_READ,
+    E101_SPECIAL,
+    E102_EMPTY_FILE,
+    E103,
+    E103_BINARY,
+    E105,
+    E105_NOT_OBJECT,
+)
 
 __all__ = ["TextFile", "check_file", "json_object_line", "read_text_file"]
 
@@ -53,30 +65,24 @@ def check_file(path: str | Path) -> Path:
     try:
         info = file.stat()
     except FileNotFoundError:
-        raise InputError("file not found", file=name, hint="check the path", code="E101") from None
+        raise E101(file=name) from None
     except OSError as error:
-        raise InputError(f"cannot access the file: {error.strerror}", file=name, code="E101") from None
+        raise E101_ACCESS(reason=error.strerror, file=name) from None
     if stat.S_ISDIR(info.st_mode):
-        raise InputError("is a directory, not a file", file=name, hint="pass a file, or hf:NAME", code="E101")
+        raise E101_DIRECTORY(file=name)
     for test, kind in _KINDS:
         if test(info.st_mode):
-            raise InputError(
-                f"is {kind}, not a regular file",
-                file=name,
-                hint="save the data to a regular file first; pipes and devices are not read",
-                code="E101",
-            )
+            raise E101_SPECIAL(kind=kind, file=name)
     if not stat.S_ISREG(info.st_mode):
-        raise InputError("is not a regular file", file=name, code="E101")
+        raise E101_IRREGULAR(file=name)
     try:
         with open(file, "rb") as handle:
             handle.read(1)
     except OSError as error:
-        raise InputError(
-            f"cannot read the file: {error.strerror or error}",
+        raise E101_READ(
+            reason=error.strerror or error,
             file=name,
             hint="check the file's permissions and the disk it lives on",
-            code="E101",
         ) from None
     return file
 
@@ -88,13 +94,7 @@ def _decode_wide(data: bytes, name: str) -> tuple[str, str] | None:
             try:
                 return data[len(bom) :].decode(codec), label
             except UnicodeDecodeError as error:
-                raise InputError(
-                    f"starts with a {label.upper()} byte-order mark but is not valid {label.upper()} "
-                    f"(offset {error.start + len(bom)})",
-                    file=name,
-                    hint="re-save the file as UTF-8",
-                    code="E103",
-                ) from None
+                raise E103(bom=label.upper(), offset=error.start + len(bom), file=name) from None
     sample = data[:4096]
     if len(sample) >= 4 and len(sample) % 2 == 0:
         odd, even = sample[1::2], sample[0::2]
@@ -118,21 +118,15 @@ def read_text_file(path: str | Path) -> TextFile:
     try:
         data = file.read_bytes()
     except OSError as error:
-        raise InputError(f"cannot read the file: {error.strerror or error}", file=name, code="E101") from None
+        raise E101_READ(reason=error.strerror or error, file=name) from None
     if not data.strip():
-        raise InputError("file is empty", file=name, line=1, hint="the file has no data rows", code="E102")
+        raise E102_EMPTY_FILE(file=name, line=1)
     wide = _decode_wide(data, name)
     if wide is not None:
         return _text_file(name, wide[0], wide[1], [])
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise InputError(
-            f"binary data (NUL byte at offset {nul})",
-            file=name,
-            line=_line_of_offset(data, nul),
-            hint="expected a text file (CoNLL, CSV, TSV or JSONL); compressed or binary files are not read",
-            code="E103",
-        )
+        raise E103_BINARY(offset=nul, file=name, line=_line_of_offset(data, nul))
     warnings: list[str] = []
     encoding = "utf-8"
     try:
@@ -155,7 +149,7 @@ def read_text_file(path: str | Path) -> TextFile:
 def _text_file(name: str, text: str, encoding: str, warnings: list[str]) -> TextFile:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise InputError("file is empty", file=name, line=1, hint="the file has no data rows", code="E102")
+        raise E102_EMPTY_FILE(file=name, line=1)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -167,13 +161,7 @@ def json_object_line(raw: str, file: str, number: int) -> dict:
     try:
         record = json.loads(raw)
     except json.JSONDecodeError as error:
-        raise InputError(
-            f"invalid JSON: {error.msg} (column {error.colno})",
-            file=file,
-            line=number,
-            hint="JSONL needs one JSON object per line",
-            code="E105",
-        ) from None
+        raise E105(reason=error.msg, column=error.colno, file=file, line=number) from None
     if not isinstance(record, dict):
-        raise InputError("expected a JSON object", file=file, line=number, code="E105")
+        raise E105_NOT_OBJECT(file=file, line=number)
     return record

@@ -29,13 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor._error_codes import E533, E534, E536
+from advisor._error_codes import E530, E531, E532, E533, E534, E535, E536, E537, E538
 from advisor.data import Corpus, check_predictions, check_task
 from advisor.difficulty._context import default_level
 from advisor.difficulty._items import item_metrics
 from advisor.difficulty._ner import ner_units
 from advisor.difficulty._partition import PartitionRule, partition
-from advisor.errors import ConfigError, InputError
 from advisor.stats import Resampler, two_sided_p
 from advisor.vocabulary import FAMILIES as ALL_FAMILIES
 from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered, units_correct
@@ -58,19 +57,13 @@ def _check_predictions(
     predictions: Mapping[PredictionKey, Sequence[Any]], evaluation: Corpus
 ) -> list[PredictionKey]:
     if not predictions:
-        raise InputError(
-            "no predictions given", hint="pass {(embedding, size, seed): predictions}", code="E530"
-        )
+        raise E530()
     keys: list[PredictionKey] = []
     for key, predicted in predictions.items():
         if not (isinstance(key, tuple) and len(key) == 3):
-            raise ConfigError(f"prediction key {key!r} is not (embedding, size, seed)", code="E531")
+            raise E531(key=key)
         if key[0] not in FAMILIES:
-            raise ConfigError(
-                f"unknown embedding {key[0]!r} in predictions",
-                hint=f"choose one of: {', '.join(FAMILIES)}",
-                code="E532",
-            )
+            raise E532(name=key[0], choices=", ".join(FAMILIES))
         check_predictions(predicted, evaluation, key, E533, E534)
         keys.append((str(key[0]), int(key[1]), int(key[2])))
     return keys
@@ -100,7 +93,7 @@ def item_correctness(
     keys = _check_predictions(predictions, evaluation)
     level = table.attrs.get("level", default_level(evaluation.task))
     if evaluation.task == "ner" and level == "token" and len(table) != evaluation.n_tokens:
-        raise InputError("token table does not cover every evaluation token", code="E535")
+        raise E535()
     columns = {
         f"{e}/{s}/{d}": _correctness(table, evaluation, level, predictions[original])
         for (e, s, d), original in zip(keys, predictions, strict=True)
@@ -112,7 +105,7 @@ def _check_arguments(task: str, train: Corpus, evaluation: Corpus, n_boot: int) 
     """Fail before any metric is computed on a task/data mismatch or an empty bootstrap."""
     check_task(task, train, evaluation, E536)
     if n_boot < 1:
-        raise ConfigError(f"n_boot must be at least 1, got {n_boot}", code="E537")
+        raise E537(n_boot=n_boot)
 
 
 def _sliceable(predictions: Mapping[PredictionKey, Sequence[Any]]) -> dict[PredictionKey, Sequence[Any]]:
@@ -136,7 +129,7 @@ def _metrics_table(
     level = table.attrs.get("level", level or default_level(task))
     metric_names: list[str] = table.attrs.get("metrics") or []
     if task == "ner" and len(table) != len(ner_units(evaluation.labels, level)):
-        raise InputError("the metrics table does not match the evaluation split", code="E538")
+        raise E538()
     return table, level, metric_names
 
 

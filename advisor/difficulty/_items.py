@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from advisor._error_codes import E505, E506
 from advisor.data import Corpus
 from advisor.difficulty._context import MetricContext, default_level
 from advisor.difficulty._ner import ner_extra_columns, ner_units
-from advisor.errors import ConfigError, InputError
 from advisor.registry import metrics as metric_registry
 
 __all__ = ["difficulty_metric_names", "item_metrics"]
@@ -27,11 +27,7 @@ def _chosen_metrics(task: str, names: Sequence[str] | None) -> list[str]:
     chosen = list(names) if names is not None else available
     unknown = [n for n in chosen if n not in available]
     if unknown:
-        raise ConfigError(
-            f"unknown {task} difficulty metric(s): {', '.join(unknown)}",
-            hint=f"choose from: {', '.join(available)}",
-            code="E505",
-        )
+        raise E505(task=task, names=", ".join(unknown), choices=", ".join(available))
     return chosen
 
 
@@ -95,9 +91,7 @@ def item_metrics(
     )
     chosen = _chosen_metrics(task, names)
     if len(evaluation) == 0:
-        raise InputError(
-            "the evaluation split is empty", hint="metrics are scored on evaluation items", code="E506"
-        )
+        raise E506()
     if task == "ner":
         table = _ner_units_table(evaluation, context.level)
         extras = ner_extra_columns(context)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from advisor.errors import ConfigError
+from advisor._error_codes import E520
 
 __all__ = ["Partition", "PartitionRule", "partition"]
 
@@ -37,11 +37,11 @@ class PartitionRule:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.target_share < 1.0:
-            raise ConfigError(f"target_share must be in (0, 1), got {self.target_share}", code="E520")
+            raise E520(name="target_share", requirement=f"be in (0, 1), got {self.target_share}")
         if not 0.0 <= self.min_share < 0.5:
-            raise ConfigError(f"min_share must be in [0, 0.5), got {self.min_share}", code="E520")
+            raise E520(name="min_share", requirement=f"be in [0, 0.5), got {self.min_share}")
         if self.min_items < 1:
-            raise ConfigError(f"min_items must be at least 1, got {self.min_items}", code="E520")
+            raise E520(name="min_items", requirement=f"be at least 1, got {self.min_items}")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,14 @@ stack is read ("mix" hands the whole stack to the downstream model's scalar mix)
 
 from __future__ import annotations
 
-from advisor.embeddings._base import EMBEDDING_NAMES, Coverage, Embedding, default_cache_dir, make_embedding
+from advisor.embeddings._base import (
+    EMBEDDING_NAMES,
+    Coverage,
+    Embedding,
+    default_cache_dir,
+    embedding_choices,
+    make_embedding,
+)
 from advisor.embeddings._cache import CACHE_FORMAT, FeatureCache, FeatureWriter, tokens_hash
 from advisor.embeddings._contextual import (
     DTYPES,
@@ -25,7 +32,9 @@ from advisor.embeddings._distilled import (
     Model2VecTable,
     parse_distill_layer,
 )
+from advisor.embeddings._layer_choice import LayerChoice, parse_layer
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
+from advisor.embeddings._sentence_models import is_sentence_embedding_model
 from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, load_vectors
 
 __all__ = [
@@ -42,6 +51,7 @@ __all__ = [
     "Embedding",
     "FeatureCache",
     "FeatureWriter",
+    "LayerChoice",
     "Model2VecTable",
     "RandomEmbedding",
     "StaticEmbedding",
@@ -49,9 +59,12 @@ __all__ = [
     "circulant_table",
     "default_cache_dir",
     "default_encoder",
+    "embedding_choices",
+    "is_sentence_embedding_model",
     "load_vectors",
     "make_embedding",
     "model_fingerprint",
     "parse_distill_layer",
+    "parse_layer",
     "tokens_hash",
 ]

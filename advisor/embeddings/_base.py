@@ -21,14 +21,29 @@ from advisor.cache import cache_dir
 from advisor.data import Corpus
 from advisor.features import TokenFeatures
 from advisor.registry import embeddings
-from advisor.vocabulary import PAPER_FAMILIES
+from advisor.vocabulary import PAPER_FAMILIES, ordered
 
-__all__ = ["EMBEDDING_NAMES", "Embedding", "as_flag", "default_cache_dir", "make_embedding"]
+__all__ = [
+    "EMBEDDING_NAMES",
+    "Embedding",
+    "as_flag",
+    "default_cache_dir",
+    "embedding_choices",
+    "make_embedding",
+]
 
 #: The paper's three families, cheapest first (see :mod:`advisor.vocabulary`).
 EMBEDDING_NAMES: tuple[str, ...] = PAPER_FAMILIES
 
 ParamValue = str | int | float
+
+
+def embedding_choices() -> list[str]:
+    """Registered embeddings, cheapest first: what the CLI and the app offer.
+
+    Here, not in :mod:`advisor.vocabulary`: importing this package is what registers them.
+    """
+    return ordered(embeddings.names())
 
 
 def default_cache_dir() -> Path:

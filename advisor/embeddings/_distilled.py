@@ -44,10 +44,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from advisor._error_codes import E231, E241, E242, E243
 from advisor.data import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue
-from advisor.embeddings._contextual import ContextualEmbedding, _LayerChoice
-from advisor.errors import ConfigError
+from advisor.embeddings._contextual import ContextualEmbedding
+from advisor.embeddings._layer_choice import parse_layer
 from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
@@ -125,11 +126,7 @@ def _vocabulary_states(encoder: ContextualEmbedding, layer: int) -> np.ndarray:
     n = max(vocab.values()) + 1  # ids, not entries: a vocabulary with a repeated piece has holes
     limit = int(getattr(encoder.config, "vocab_size", n) or n)
     if n > limit:
-        raise ConfigError(
-            f"the tokenizer of {encoder.model_ref} has ids up to {n - 1} but the model only {limit} embeddings",
-            hint="the tokenizer does not belong to these weights; pass a consistent model directory",
-            code="E243",
-        )
+        raise E243(model=encoder.model_ref, top=n - 1, limit=limit)
     prefix, suffix = encoder._specials
     width = len(prefix) + 1 + len(suffix)
     out = np.zeros((n, encoder.dim), dtype=np.float32)
@@ -292,7 +289,7 @@ class DistilledEmbedding(Embedding):
         self.max_occurrences = _positive_int(max_occurrences, "max_occurrences")
         self.pca_dims = self._parse_pca_dims(pca_dims)
         if not 0 < float(sif_coefficient) < 1:
-            raise ConfigError(f"sif_coefficient must lie in (0, 1), got {sif_coefficient}", code="E242")
+            raise E242(name="sif_coefficient", requirement=f"lie in (0, 1), got {sif_coefficient}")
         self.sif_coefficient = float(sif_coefficient)
         self.coverage = Coverage()
         self.fallback: Model2VecTable | None = None
@@ -308,9 +305,9 @@ class DistilledEmbedding(Embedding):
         except (TypeError, ValueError):
             dims = 0
         if not 1 <= dims <= self.encoder.dim:
-            raise ConfigError(
-                f"pca_dims must be 'auto' or an integer from 1 to {self.encoder.dim}, got {value!r}",
-                code="E242",
+            raise E242(
+                name="pca_dims",
+                requirement=f"be 'auto' or an integer from 1 to {self.encoder.dim}, got {value!r}",
             )
         return dims
 
@@ -417,17 +414,18 @@ def _positive_int(value: Any, name: str) -> int:
     except (TypeError, ValueError):
         number = 0
     if number < 1 or isinstance(value, bool):
-        raise ConfigError(f"{name} must be a positive integer, got {value!r}", code="E241")
+        raise E241(name=name, value=value)
     return number
 
 
 def parse_distill_layer(layer: str | int, n_layers: int) -> int:
     """One hidden-state index (0 = input embeddings, ``n_layers`` = last); "mix" and "mean-last-K" are rejected."""
-    choice = _LayerChoice.parse(layer, n_layers)
+    choice = parse_layer(layer, n_layers)
     if choice.index is None:
-        raise ConfigError(
-            f"distill layer {layer!r} is not a single layer",
-            hint=f'choose an integer from 0 to {n_layers} (0 = input embeddings) or "last"; default {DEFAULT_DISTILL_LAYER}',
-            code="E231",
+        raise E231(
+            what="distill layer",
+            layer=layer,
+            problem="not a single layer",
+            allowed=f'an integer from 0 to {n_layers} (0 = input embeddings) or "last"; default {DEFAULT_DISTILL_LAYER}',
         )
     return choice.index % (n_layers + 1)

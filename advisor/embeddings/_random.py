@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from advisor._error_codes import E211
 from advisor.data import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, as_flag
 from advisor.embeddings._static import load_vectors
@@ -87,9 +88,9 @@ class RandomEmbedding(Embedding):
     ) -> None:
         super().__init__()
         if int(dim) < 1:
-            raise ConfigError(f"random embedding dim must be >= 1, got {dim}", code="E211")
+            raise E211(option="random embedding dim", requirement=f"be >= 1, got {dim}")
         if target_norm is not None and not float(target_norm) > 0:
-            raise ConfigError(f"target_norm must be > 0, got {target_norm}", code="E211")
+            raise E211(option="target_norm", requirement=f"be > 0, got {target_norm}")
         self._dim = int(dim)
         self.seed = int(seed)
         self._target_norm = None if target_norm is None else float(target_norm)

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from advisor._error_codes import E123
+from advisor._error_codes import E120, E120_EMPTY, E120_NO_VECTORS, E121, E122, E122_NOT_FINITE, E123
 from advisor.data import Corpus
 from advisor.embeddings._base import Coverage, Embedding, ParamValue, default_cache_dir
-from advisor.errors import ConfigError, InputError
+from advisor.errors import ConfigError
 from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
@@ -175,18 +175,12 @@ def _header(file: Path, sample: int = 50) -> tuple[bool, int]:
             if not widths and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
                 return True, int(fields[1])
             if len(fields) < 2:
-                raise InputError(
-                    "expected a word followed by numbers",
-                    file=str(file),
-                    line=line_no,
-                    hint="a vectors file has one 'word v1 v2 ... vD' line per word",
-                    code="E120",
-                )
+                raise E120(file=str(file), line=line_no)
             widths[len(fields) - 1] += 1
             if sum(widths.values()) >= sample:
                 break
     if not widths:
-        raise InputError("the vectors file is empty", file=str(file), code="E120")
+        raise E120_EMPTY(file=str(file))
     return False, widths.most_common(1)[0][0]
 
 
@@ -244,30 +238,18 @@ def _parse_slow(file: Path, has_header: bool, dim: int) -> tuple[list[str], np.n
             if fields == [""]:
                 continue
             if len(fields) < dim + 1:
-                raise InputError(
-                    f"expected a word and {dim} numbers, found {len(fields) - 1} value(s)",
-                    file=str(file),
-                    line=line_no,
-                    hint="every line must have the same number of values as the first one (or as the 'N D' header)",
-                    code="E121",
-                )
+                raise E121(dim=dim, found=len(fields) - 1, file=str(file), line=line_no)
             try:
                 vector = np.array([float(v) for v in fields[-dim:]], dtype=np.float32)
             except ValueError:
                 bad = next(v for v in fields[-dim:] if not _is_float(v))
-                raise InputError(
-                    f"not a number: {bad!r}",
-                    file=str(file),
-                    line=line_no,
-                    hint="a vectors file has one 'word v1 v2 ... vD' line per word",
-                    code="E122",
-                ) from None
+                raise E122(value=bad, file=str(file), line=line_no) from None
             if not np.isfinite(vector).all():
-                raise InputError("vector contains nan or inf", file=str(file), line=line_no, code="E122")
+                raise E122_NOT_FINITE(file=str(file), line=line_no)
             words.append(" ".join(fields[:-dim]))
             rows.append(vector)
     if not rows:
-        raise InputError("the vectors file has no vectors", file=str(file), code="E120")
+        raise E120_NO_VECTORS(file=str(file))
     return words, np.stack(rows)
 
 

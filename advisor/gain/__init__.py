@@ -4,13 +4,14 @@ After a run, :func:`fit_gain_model` learns, per evaluation unit (sentence for cl
 for NER), how much more often contextual embeddings are right than static ones (random when static
 was not run), from the difficulty metrics and cheap text features that need only training-set
 statistics. It reports an honest grouped cross-validated AUC / R², global and per-unit explanations,
-and sentences a practitioner can act on. :func:`log_gain_model` stores the boosters (LightGBM text
-format) and the statistics in the run, so :func:`load_gain_model` + :func:`predict_gain` can score
-unlabelled production text with nothing else (``advisor predict-gain``).
+and sentences a practitioner can act on. The boosters (LightGBM text format) and the statistics are
+files (:func:`save_gain_files`, :meth:`GainModel.load`); the record layer keeps them in the run
+(``advisor.tracking.log_gain_model`` / ``load_gain_model``), so :func:`predict_gain` can score
+unlabelled production text with nothing else (``advisor predict-gain``). Nothing here touches MLflow.
 
     result = fit_gain_model("ner", splits.train, splits.test, predictions)
-    log_gain_model(result, tracker)
-    model = load_gain_model("latest")
+    log_gain_model(tracker, result)  # advisor.tracking
+    model = load_gain_model("latest")  # advisor.tracking
     forecast = predict_gain(model, read_unlabelled("traffic.txt", model.task).tokens)
 """
 
@@ -26,14 +27,14 @@ from advisor.gain._features import (
     unit_of,
 )
 from advisor.gain._fit import FIT_SCHEME, CVScore, GainResult, advantage_table, fit_gain_model, lgb_params
+from advisor.gain._model import GAIN_FILES, GainModel, gain_summary, save_gain_files
 from advisor.gain._predict import FORMATS, GainForecast, UnlabelledText, predict_gain, read_unlabelled
-from advisor.gain._store import GAIN_ARTIFACTS, GainModel, load_gain_model, log_gain_model
 
 __all__ = [
     "FEATURES",
     "FIT_SCHEME",
     "FORMATS",
-    "GAIN_ARTIFACTS",
+    "GAIN_FILES",
     "NEVER_SEEN",
     "CVScore",
     "FeatureSpec",
@@ -46,10 +47,10 @@ __all__ = [
     "default_features",
     "fit_gain_model",
     "gain_features",
+    "gain_summary",
     "lgb_params",
-    "load_gain_model",
-    "log_gain_model",
     "predict_gain",
     "read_unlabelled",
+    "save_gain_files",
     "unit_of",
 ]

@@ -27,7 +27,7 @@ from advisor._error_codes import E830, E832, E833, E834, E835
 from advisor.data import TextFile, read_text_file, tokenize
 from advisor.errors import InputError
 from advisor.gain._features import gain_features
-from advisor.gain._store import GainModel
+from advisor.gain._model import GainModel
 
 __all__ = ["FORMATS", "GainForecast", "UnlabelledText", "predict_gain", "read_unlabelled"]
 

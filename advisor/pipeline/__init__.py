@@ -4,13 +4,16 @@
 - :func:`train_cells`: the executor, yielding ``(cell, result, seconds)`` as worker processes finish them;
 - :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
 - :func:`next_extension`: the grid's left end, halved while contextual still matches a cheaper family;
-- :data:`ANALYSIS_STAGES`: what runs after the cells, each stage with its own logging.
+- :data:`ANALYSIS_STAGES`: what runs after the cells (serving costs and contextuality first), each
+  stage computing through the domain and recording through :mod:`advisor.tracking`;
+- :func:`final_report`: the closed run's report, from the Analysis the stages assembled.
 """
 
 from __future__ import annotations
 
 from advisor.pipeline._execute import CellOutcome, WorkerState, cell_lr, train_cells, train_one, worker_count
 from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
+from advisor.pipeline._measure import SERVING_REPEATS, measure_all_serving
 from advisor.pipeline._plan import (
     GridExtension,
     RunPlan,
@@ -19,6 +22,7 @@ from advisor.pipeline._plan import (
     resolve_device,
     resume_key,
 )
+from advisor.pipeline._report import final_report
 from advisor.pipeline._sink import CellSink, cell_metrics, predictions_frame, predictions_from_frame
 from advisor.pipeline._stages import ANALYSIS_STAGES, Stage, StageContext, run_stages
 from advisor.pipeline._tune import (
@@ -33,6 +37,7 @@ from advisor.pipeline._tune import (
 __all__ = [
     "ANALYSIS_STAGES",
     "LR_TAG",
+    "SERVING_REPEATS",
     "TUNING_TABLE",
     "CellOutcome",
     "CellSink",
@@ -48,8 +53,10 @@ __all__ = [
     "choose_learning_rates",
     "embedding_options",
     "extension_floor",
+    "final_report",
     "finished_scores",
     "known_rates",
+    "measure_all_serving",
     "next_extension",
     "plan_run",
     "predictions_frame",

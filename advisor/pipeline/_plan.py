@@ -16,6 +16,7 @@ from typing import Any
 
 from advisor.data import DataSplits
 from advisor.grid import GridPlan, plan_grid, profiles
+from advisor.pipeline._tune import LR_CHOICE
 from advisor.settings import RunSettings
 from advisor.tracking import environment_info
 from advisor.vocabulary import primary_metric
@@ -183,7 +184,12 @@ def plan_run(
         k: v for k, v in train_config.to_dict().items() if k not in ("seed", "device", "num_threads")
     }
     if settings.lr is None:  # chosen on dev per family (advisor.pipeline._tune): the grid is the setting
-        config_for_key |= {"lr": None, "lr_grid": list(profile.lr_grid), "lr_seeds": profile.lr_seeds}
+        config_for_key |= {
+            "lr": None,
+            "lr_grid": list(profile.lr_grid),
+            "lr_seeds": profile.lr_seeds,
+            "lr_choice": LR_CHOICE,
+        }
     name = Path(str(settings.data)).name
     plan = RunPlan(
         grid=grid,

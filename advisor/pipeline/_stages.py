@@ -1,11 +1,13 @@
-"""Analysis stages: what runs after the cells, each with its own logging, in one list.
+"""Analysis stages: what runs after the cells, each computing through the domain and recording
+through :mod:`advisor.tracking`, in one list.
 
-A stage is a function of the :class:`StageContext`. The first stages log the parent's tables
-(difficulty, per-item scores, mix weights); :func:`assemble` then builds the run's
-:class:`~advisor.analysis.Analysis` from what the tracker wrote (no read-back of its own cells);
-the later stages take that Analysis (curves table and figure, verdict, gain model). A new analysis
-(a layer sweep, contextuality, costs) is one more function in :data:`ANALYSIS_STAGES`; the runner
-does not change.
+A stage is a function of the :class:`StageContext`. The first stages measure (serving cost,
+contextuality: :mod:`._measure`) and log the parent's tables (difficulty, per-item scores, mix
+weights); :func:`assemble` then builds the run's :class:`~advisor.analysis.Analysis` from what the
+tracker wrote (no read-back of its own cells); the later stages take that Analysis (curves table and
+figure, verdict, gain model). A new analysis (a layer sweep, a new cost) is one more function in
+:data:`ANALYSIS_STAGES`; the runner does not change. These stages are the only code that computes
+and then records.
 """
 
 from __future__ import annotations
@@ -18,24 +20,45 @@ from typing import Any
 import pandas as pd
 
 from advisor.analysis import Analysis
+from advisor.costs import ServingMeasurements
+from advisor.pipeline._measure import contextuality, serving
+from advisor.pipeline._plan import RunPlan
 from advisor.settings import RunSettings
 from advisor.stats import item_scores as count_items
-from advisor.tracking import as_logged, as_written, log_item_scores, written_analysis
+from advisor.tracking import (
+    CURVES_FIGURE,
+    CURVES_TABLE,
+    GAIN_SKIPPED_TAG,
+    GAPS_FIGURE,
+    GAPS_TABLE,
+    ITEMS_TABLE,
+    MIX_WEIGHTS_TABLE,
+    VERDICT_ARTIFACT,
+    VERDICT_TAG,
+    as_logged,
+    as_written,
+    log_gain_model,
+    log_item_scores,
+    log_mix_weights,
+    mix_weights_table,
+    written_analysis,
+)
 
 __all__ = ["ANALYSIS_STAGES", "Stage", "StageContext", "run_stages"]
 
 
 @dataclass
 class StageContext:
-    """What the stages share: the run's settings and data, the tracker, every cell's predictions."""
+    """What the stages share: the run's settings, plan and data, the tracker, every cell's predictions."""
 
     settings: RunSettings
     splits: Any  # advisor.data.DataSplits
     tracker: Any  # advisor.tracking.AnalysisTracker
     predictions: dict[tuple[str, int, int], list[Any]]
     timings: dict[str, float]
+    plan: RunPlan | None = None  # the grid, embedding options, training config and device
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # parent tables, as a reader gets them
-    serving: dict[str, Any] | None = None  # the serving measurements, as logged
+    serving: ServingMeasurements | None = None  # the serving measurements, once measured or read
     layer_weights: dict[tuple[str, int, int], list[float]] = field(
         default_factory=dict
     )  # cells of this process
@@ -70,10 +93,10 @@ def difficulty(ctx: StageContext) -> pd.DataFrame | None:
     # subset saw other words), so smaller sizes get no slice rows (an interrupted run keeps them all).
     at_full = {k: v for k, v in ctx.predictions.items() if k[1] == len(splits.train)} or ctx.predictions
     gaps = gap_analysis(ctx.settings.task, splits.train, splits.test, at_full, table=items)
-    ctx.log_table(items, "analysis/items.json")
-    ctx.log_table(gaps, "analysis/gaps.json")
+    ctx.log_table(items, ITEMS_TABLE)
+    ctx.log_table(gaps, GAPS_TABLE)
     if len(gaps) and gaps["n_items"].gt(0).any():  # one embedding, or no splittable metric: no figure
-        ctx.log_figure(plot_gaps(gaps), "figures/difficulty_gaps.png")
+        ctx.log_figure(plot_gaps(gaps), GAPS_FIGURE)
     largest = gaps[gaps["size"] == gaps["size"].max()] if len(gaps) else gaps
     slice_metrics = {f"gap.{r.metric}.{r.pair}.{r.slice}": r.gap for r in largest.itertuples()}
     if slice_metrics:
@@ -93,12 +116,7 @@ def mix_weights(ctx: StageContext) -> pd.DataFrame:
 
     This process's cells come from memory; only cells an earlier process finished are read back.
     """
-    from advisor.contextuality import (
-        MIX_WEIGHTS_TABLE,
-        log_mix_weights,
-        mix_weights_frame,
-        mix_weights_table,
-    )
+    from advisor.contextuality import mix_weights_frame
 
     tracker = ctx.tracker
     frame = mix_weights_frame(ctx.layer_weights)
@@ -126,8 +144,8 @@ def curves(ctx: StageContext) -> None:
     from advisor.plots import plot_learning_curves
 
     assert ctx.analysis is not None
-    ctx.log_table(ctx.analysis.curves, "analysis/curves.json")
-    ctx.log_figure(plot_learning_curves(ctx.analysis), "figures/learning_curves.png")
+    ctx.log_table(ctx.analysis.curves, CURVES_TABLE)
+    ctx.log_figure(plot_learning_curves(ctx.analysis), CURVES_FIGURE)
 
 
 def verdict(ctx: StageContext) -> dict[str, Any]:
@@ -136,8 +154,8 @@ def verdict(ctx: StageContext) -> dict[str, Any]:
 
     assert ctx.analysis is not None
     result = recommend(ctx.analysis).to_dict()
-    ctx.tracker.log_parent_tags({"advisor.verdict": str(result.get("verdict", ""))})
-    ctx.tracker.log_dict(result, "analysis/verdict.json")
+    ctx.tracker.log_parent_tags({VERDICT_TAG: str(result.get("verdict", ""))})
+    ctx.tracker.log_dict(result, VERDICT_ARTIFACT)
     return result
 
 
@@ -146,7 +164,7 @@ def gain(ctx: StageContext) -> None:
     if not ctx.settings.difficulty:
         return
     from advisor.errors import AdvisorError
-    from advisor.gain import fit_gain_model, log_gain_model
+    from advisor.gain import fit_gain_model
 
     settings, splits, t0 = ctx.settings, ctx.splits, time.perf_counter()
     try:
@@ -154,14 +172,24 @@ def gain(ctx: StageContext) -> None:
             settings.task, splits.train, splits.test, ctx.predictions, spacy_model=settings.spacy_model
         )
     except AdvisorError as error:
-        ctx.tracker.log_parent_tags({"advisor.gain_skipped": error.message})
+        ctx.tracker.log_parent_tags({GAIN_SKIPPED_TAG: error.message})
         return
-    log_gain_model(result, ctx.tracker)
+    log_gain_model(ctx.tracker, result)
     ctx.timings["gain_model"] = time.perf_counter() - t0
 
 
-#: In order: the tables first, then the Analysis, then what judges it.
-ANALYSIS_STAGES: tuple[Stage, ...] = (difficulty, item_scores, mix_weights, assemble, curves, verdict, gain)
+#: In order: the measurements and tables first, then the Analysis, then what judges it.
+ANALYSIS_STAGES: tuple[Stage, ...] = (
+    serving,
+    contextuality,
+    difficulty,
+    item_scores,
+    mix_weights,
+    assemble,
+    curves,
+    verdict,
+    gain,
+)
 
 
 def run_stages(ctx: StageContext, stages: tuple[Stage, ...] = ANALYSIS_STAGES) -> dict[str, Any]:

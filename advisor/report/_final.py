@@ -9,25 +9,26 @@ from typing import Any
 
 from advisor.report._partial import partial_notice
 from advisor.report._write import write_report
+from advisor.verdict import Recommendation, render
 
 __all__ = ["log_final_report", "verdict_description"]
 
 
-def verdict_description(rec: Any, status: str | None) -> str:
+def verdict_description(rec: Recommendation, status: str | None) -> str:
     """Markdown for the MLflow run description: the verdict summary (with the partial notice if any)."""
     notice = partial_notice(status)
     lines = [f"**{notice}**", ""] if notice else []
-    lines += [f"**Verdict: {rec.verdict.upper()}**", "", rec.headline, ""]
-    lines += [f"- {reason}" for reason in rec.reasons]
-    lines += [f"- {s.describe()}" for s in rec.carrying_slices]
-    lines += [f"- caveat: {c}" for c in rec.caveats]
+    words = render(rec)
+    lines += [f"**Verdict: {rec.verdict.upper()}**", "", words.headline, ""]
+    lines += [f"- {reason}" for reason in words.reasons]
+    lines += [f"- {sentence}" for sentence in words.carrying]
+    lines += [f"- caveat: {c}" for c in words.caveats]
     return "\n".join(lines).strip() + "\n"
 
 
 def log_final_report(client: Any, run_id: str, tracking_uri: str) -> float:
     """Re-read the closed run, judge it, log ``report/`` and the run description; returns the seconds taken."""
-    from advisor.mlflow_views import set_description
-    from advisor.tracking import load_analysis
+    from advisor.tracking import load_analysis, set_description
     from advisor.verdict import recommend
 
     started = time.perf_counter()

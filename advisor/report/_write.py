@@ -29,7 +29,7 @@ from advisor.plots import (
     plot_learning_curves,
 )
 from advisor.report._partial import partial_label, partial_notice
-from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, method_notes, recommend
+from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, method_notes, recommend, render
 
 __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
 
@@ -240,6 +240,7 @@ def _context(
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "analysis": analysis,
         "rec": rec,
+        "words": render(rec),  # every sentence, from the verdict's one renderer
         "partial": partial_notice(analysis.status),
         "partial_label": partial_label(analysis.status),
         "sections": SECTIONS,
@@ -264,7 +265,6 @@ def _context(
         "environment_items": list(env.items()),
         "library_items": sorted(libraries.items()),
         "threshold_items": list(rec.thresholds.to_dict().items()),
-        "budget_text": rec.thresholds.budget_text(rec.full_size),
     }
 
 

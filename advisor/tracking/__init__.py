@@ -1,9 +1,15 @@
-"""MLflow bookkeeping: one parent run per analysis, one child run per (embedding, seed).
+"""The record layer: every save and load of a run's results in MLflow, and nothing that computes them.
 
-Three rooms: the store (:mod:`._store`: which URI, a client, the experiment), the writer
-(:mod:`._writer`: :class:`AnalysisTracker`) and the reader (:mod:`._reader`: :func:`load_analysis`);
-tables travel as MLflow JSON tables (:mod:`._tables`, one reader). Importing this package changes
-nothing: MLflow's environment defaults and logger levels are set by the first :func:`client_for`.
+Rooms: the store (:mod:`._store`: the one URI rule, a client, the experiment), the layout
+(:mod:`._layout`: every tag, run kind and artifact name), the writer (:mod:`._writer`:
+:class:`AnalysisTracker`), the reader (:mod:`._reader`: :func:`load_analysis`, the one place that
+reads older layouts), who owns a RUNNING analysis (:mod:`._lifecycle`, :mod:`._locks`), what the
+MLflow UI shows (:mod:`._views`), and one module per kind of result the domain computes: cells
+(:mod:`._cells`), per-item scores (:mod:`._item_scores`), serving costs (:mod:`._serving`), the
+encoder-layer results (:mod:`._layers`), the gain model (:mod:`._gain`), the report
+(:mod:`._report`). Tables travel as MLflow JSON tables (:mod:`._tables`, one reader). Importing
+this package changes nothing: MLflow's environment defaults and logger levels are set by the first
+:func:`client_for`.
 
 Layout (what the CLI, the report and the app read back):
 
@@ -20,60 +26,184 @@ Layout (what the CLI, the report and the app read back):
 
 Runs always end FINISHED, FAILED or KILLED (``AnalysisTracker.close``), never RUNNING. A parent records
 its owner process and a heartbeat; one whose owner died (``kill -9``) is ended KILLED by the next
-``advisor run`` or ``advisor report`` (:mod:`advisor.lifecycle`, ``close_stale_runs``).
+``advisor run`` or ``advisor report`` (:func:`close_stale_runs`).
 """
 
 from __future__ import annotations
 
-from advisor.lifecycle import close_stale_runs, is_stale
-from advisor.tracking._cells import CELL_METRICS, CELLS_TABLE
-from advisor.tracking._item_scores import ITEM_SCORES_ARTIFACT, load_item_scores, log_item_scores
+from advisor.tracking._cells import CELL_METRICS
+from advisor.tracking._gain import GAIN_ARTIFACTS, load_gain_model, log_gain_model
+from advisor.tracking._item_scores import load_item_scores, log_item_scores
+from advisor.tracking._layers import (
+    find_layer_sweeps,
+    has_contextuality,
+    load_layer_sweep,
+    log_contextuality,
+    log_contextuality_run,
+    log_layer_sweep,
+    log_mix_weights,
+    mix_weights_table,
+)
+from advisor.tracking._layout import (
+    ANALYSIS_KIND,
+    CELLS_TABLE,
+    CHILD_KIND,
+    CONTEXTUALITY_KIND,
+    CONTEXTUALITY_TABLE,
+    CURVES_FIGURE,
+    CURVES_TABLE,
+    EMBEDDING_TAG,
+    GAIN_SKIPPED_TAG,
+    GAPS_FIGURE,
+    GAPS_TABLE,
+    ITEM_SCORES_ARTIFACT,
+    ITEMS_TABLE,
+    KIND_TAG,
+    LAYERS_KIND,
+    LAYERS_MIX_TABLE,
+    LAYERS_TABLE,
+    LR_TAG,
+    MIX_WEIGHTS_TABLE,
+    PARENT_TAG,
+    SEED_TAG,
+    SERVING_ARTIFACT,
+    TASK_TAG,
+    TEST_TOKENS_TABLE,
+    VERDICT_ARTIFACT,
+    VERDICT_TAG,
+    child_runs_filter,
+    known_rates,
+    predictions_artifact,
+)
+from advisor.tracking._lifecycle import (
+    HEARTBEAT_TAG,
+    OWNER_TAGS,
+    Heartbeat,
+    Owner,
+    close_stale_runs,
+    is_stale,
+    stale_reason,
+)
+from advisor.tracking._locks import store_lock
 from advisor.tracking._reader import (
     RunFacts,
     assemble_analysis,
     find_analyses,
+    find_runs,
     load_analysis,
     resolve_analysis_run,
     written_analysis,
 )
+from advisor.tracking._report import log_report
+from advisor.tracking._serving import load_serving, log_serving
 from advisor.tracking._store import (
     DEFAULT_EXPERIMENT,
     DEFAULT_TRACKING_URI,
     child_runs,
     client_for,
+    require_store,
     resolve_tracking_uri,
+    store_uri,
 )
-from advisor.tracking._tables import as_logged, as_written, read_json_table, write_json_table
-from advisor.tracking._tags import LR_TAG, known_rates
+from advisor.tracking._tables import as_logged, as_written, log_table, read_json_table, write_json_table
+from advisor.tracking._views import (
+    DESCRIPTION_TAG,
+    EXPERIMENT_KIND,
+    EXPERIMENT_KIND_TAG,
+    dataset_frame,
+    log_dataset_inputs,
+    log_test_tokens,
+    mlflow_ui_command,
+    server_url,
+    set_description,
+    tag_experiment_kind,
+)
 from advisor.tracking._writer import AnalysisTracker, environment_info
 
-_read_json_table = read_json_table  # the name older callers and tests import
-
 __all__ = [
+    "ANALYSIS_KIND",
     "CELLS_TABLE",
     "CELL_METRICS",
+    "CHILD_KIND",
+    "CONTEXTUALITY_KIND",
+    "CONTEXTUALITY_TABLE",
+    "CURVES_FIGURE",
+    "CURVES_TABLE",
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
+    "DESCRIPTION_TAG",
+    "EMBEDDING_TAG",
+    "EXPERIMENT_KIND",
+    "EXPERIMENT_KIND_TAG",
+    "GAIN_ARTIFACTS",
+    "GAIN_SKIPPED_TAG",
+    "GAPS_FIGURE",
+    "GAPS_TABLE",
+    "HEARTBEAT_TAG",
+    "ITEMS_TABLE",
     "ITEM_SCORES_ARTIFACT",
+    "KIND_TAG",
+    "LAYERS_KIND",
+    "LAYERS_MIX_TABLE",
+    "LAYERS_TABLE",
     "LR_TAG",
+    "MIX_WEIGHTS_TABLE",
+    "OWNER_TAGS",
+    "PARENT_TAG",
+    "SEED_TAG",
+    "SERVING_ARTIFACT",
+    "TASK_TAG",
+    "TEST_TOKENS_TABLE",
+    "VERDICT_ARTIFACT",
+    "VERDICT_TAG",
     "AnalysisTracker",
+    "Heartbeat",
+    "Owner",
     "RunFacts",
     "as_logged",
     "as_written",
     "assemble_analysis",
     "child_runs",
+    "child_runs_filter",
     "client_for",
     "close_stale_runs",
+    "dataset_frame",
     "environment_info",
     "find_analyses",
+    "find_layer_sweeps",
+    "find_runs",
+    "has_contextuality",
     "is_stale",
     "known_rates",
     "load_analysis",
+    "load_gain_model",
     "load_item_scores",
+    "load_layer_sweep",
+    "load_serving",
+    "log_contextuality",
+    "log_contextuality_run",
+    "log_dataset_inputs",
+    "log_gain_model",
     "log_item_scores",
+    "log_layer_sweep",
+    "log_mix_weights",
+    "log_report",
+    "log_serving",
+    "log_table",
+    "log_test_tokens",
+    "mix_weights_table",
+    "mlflow_ui_command",
+    "predictions_artifact",
     "read_json_table",
+    "require_store",
     "resolve_analysis_run",
     "resolve_tracking_uri",
+    "server_url",
+    "set_description",
+    "stale_reason",
+    "store_lock",
+    "store_uri",
+    "tag_experiment_kind",
     "write_json_table",
     "written_analysis",
 ]

@@ -11,6 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from advisor.tracking._layout import CELLS_TABLE, EMBEDDING_TAG, SEED_TAG
+
 __all__ = [
     "CELLS_TABLE",
     "CELL_METRICS",
@@ -21,7 +23,6 @@ __all__ = [
     "rows_from_table",
 ]
 
-CELLS_TABLE = "analysis/cells.json"
 CELL_METRICS = (
     "score",
     "train_seconds",
@@ -57,7 +58,7 @@ def rows_from_history(client: Any, children: list[Any]) -> dict[CellKey, dict[st
     """Rows rebuilt from the children's metric histories (runs from before the cells table)."""
     rows: dict[CellKey, dict[str, Any]] = {}
     for child in children:
-        emb, seed = child.data.tags["advisor.embedding"], int(child.data.tags["advisor.seed"])
+        emb, seed = child.data.tags[EMBEDDING_TAG], int(child.data.tags[SEED_TAG])
         for key in CELL_METRICS:
             for metric in client.get_metric_history(child.info.run_id, key):
                 row = rows.setdefault(

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from advisor.stats import ItemScores
+from advisor.tracking._layout import ITEM_SCORES_ARTIFACT
 
 __all__ = ["ITEM_SCORES_ARTIFACT", "load_item_scores", "log_item_scores"]
-
-ITEM_SCORES_ARTIFACT = "analysis/item_scores.npz"
 
 
 def log_item_scores(tracker: Any, scores: ItemScores) -> ItemScores:

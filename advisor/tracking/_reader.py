@@ -16,16 +16,34 @@ import pandas as pd
 
 from advisor._error_codes import E226, E227, E228
 from advisor.analysis import Analysis
-from advisor.tracking._cells import CELLS_TABLE, curves_frame, rows_from_history, rows_from_table
+from advisor.costs import ServingMeasurements, serving_columns
+from advisor.tracking._cells import curves_frame, rows_from_history, rows_from_table
 from advisor.tracking._item_scores import load_item_scores
+from advisor.tracking._layout import (
+    ANALYSIS_KIND,
+    CELLS_TABLE,
+    CHILD_KIND,
+    GAPS_TABLE,
+    ITEMS_TABLE,
+    KIND_TAG,
+    LAYER_TABLES,
+    PARENT_TAG,
+    PRICE_TAG,
+    TASK_TAG,
+    known_rates,
+)
+from advisor.tracking._serving import load_serving
 from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
 from advisor.tracking._tables import read_json_table
-from advisor.tracking._tags import known_rates
 
-__all__ = ["RunFacts", "find_analyses", "load_analysis", "resolve_analysis_run", "written_analysis"]
-
-#: Parent tables the Analysis carries: gaps -> slices, items -> items, the rest -> layer_tables.
-_LAYER_TABLES = ("contextuality", "mix_weights")
+__all__ = [
+    "RunFacts",
+    "find_analyses",
+    "find_runs",
+    "load_analysis",
+    "resolve_analysis_run",
+    "written_analysis",
+]
 
 
 @dataclass
@@ -45,6 +63,13 @@ def find_analyses(
     tracking_uri: str | None = None, experiment: str | None = None, max_results: int = 100
 ) -> list[Any]:
     """Parent runs (newest first) across the advisor experiments of a store."""
+    return find_runs(ANALYSIS_KIND, tracking_uri, experiment, max_results)
+
+
+def find_runs(
+    kind: str, tracking_uri: str | None = None, experiment: str | None = None, max_results: int = 100
+) -> list[Any]:
+    """Runs of one ``advisor.kind`` (newest first) in ``experiment``, or in every experiment of the store."""
     client = client_for(tracking_uri)
     experiments = client.search_experiments()
     ids = [e.experiment_id for e in experiments if experiment is None or e.name == experiment]
@@ -52,7 +77,7 @@ def find_analyses(
         return []
     return client.search_runs(
         ids,
-        filter_string="tags.`advisor.kind` = 'analysis'",
+        filter_string=f"tags.`{KIND_TAG}` = '{kind}'",
         order_by=["attributes.start_time DESC"],
         max_results=max_results,
     )
@@ -69,9 +94,9 @@ def resolve_analysis_run(client: Any, run_ref: str, tracking_uri: str | None, ex
         run = client.get_run(run_ref)
     except Exception:
         raise E227(run=run_ref, store=resolve_tracking_uri(tracking_uri)) from None
-    if run.data.tags.get("advisor.kind") == "curve":  # a child id: go up to its analysis
-        run = client.get_run(run.data.tags["mlflow.parentRunId"])
-    if run.data.tags.get("advisor.kind") != "analysis":
+    if run.data.tags.get(KIND_TAG) == CHILD_KIND:  # a child id: go up to its analysis
+        run = client.get_run(run.data.tags[PARENT_TAG])
+    if run.data.tags.get(KIND_TAG) != ANALYSIS_KIND:
         raise E228(run=run_ref)
     return run
 
@@ -105,7 +130,7 @@ def written_analysis(
     tracker: Any,
     tables: dict[str, pd.DataFrame],
     item_scores: Any = None,
-    serving: dict[str, Any] | None = None,
+    serving: ServingMeasurements | None = None,
 ) -> Analysis:
     """The Analysis of the tracker's open run from its memory: cells, params, tags, metrics and the
     parent ``tables`` the caller just logged (artifact path -> the frame as a reader would get it
@@ -153,46 +178,42 @@ def assemble_analysis(
     store: Any = None,
     *,
     item_scores: Any = None,
-    serving: dict[str, Any] | None = None,
+    serving: ServingMeasurements | None = None,
 ) -> Analysis:
     """An Analysis from the parent's facts, its cell rows (None: read them) and its tables.
 
     ``store`` lists and downloads the parent's artifacts (default: ``client``); ``item_scores`` and
     ``serving`` given here are not read.
     """
-    from advisor.costs import serving_columns
-
     store = store or client
     artifacts = {a.path for a in store.list_artifacts(facts.run_id, "analysis")}
     known = dict(tables or {})
 
-    def table(name: str) -> pd.DataFrame | None:
-        path = f"analysis/{name}.json"
+    def table(path: str) -> pd.DataFrame | None:
         if path in known:
             return known[path]
         return read_json_table(store, facts.run_id, path) if path in artifacts else None
 
     params = dict(facts.params)
-    if (
-        "advisor.price_per_hour" in facts.tags
-    ):  # a tag, so a later run may change it; the verdict reads params
-        params["price_per_hour"] = facts.tags["advisor.price_per_hour"]
+    if PRICE_TAG in facts.tags:  # a tag, so a later run may change it; the verdict reads params
+        params["price_per_hour"] = facts.tags[PRICE_TAG]
     rates = known_rates(facts.tags)
     if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
         params["learning_rates"] = json.dumps(rates)
     rows = _cell_rows(client, store, facts, artifacts) if rows is None else rows
-    embeddings = serving_columns(_embeddings(params, facts.metrics), store, facts.run_id, artifacts, serving)
-    layer_tables = {name: frame for name in _LAYER_TABLES if (frame := table(name)) is not None}
+    serving = load_serving(store, facts.run_id, artifacts) if serving is None else serving
+    embeddings = serving_columns(_embeddings(params, facts.metrics), serving)
+    layer_tables = {name: frame for name, path in LAYER_TABLES.items() if (frame := table(path)) is not None}
     return Analysis(
-        task=params.get("task", facts.tags.get("advisor.task", "")),
+        task=params.get("task", facts.tags.get(TASK_TAG, "")),
         primary_metric=params.get("primary_metric", "score"),
         curves=curves_frame(rows, int(params.get("n_train", 0)) or None),
         embeddings=embeddings,
         dataset=_json_param(params, "dataset_info", {"name": params.get("dataset", "")}),
         params=params,
         environment=_json_param(params, "environment", {}),
-        slices=table("gaps"),
-        items=table("items"),
+        slices=table(GAPS_TABLE),
+        items=table(ITEMS_TABLE),
         run_id=facts.run_id,
         experiment=facts.experiment,
         status=facts.status,

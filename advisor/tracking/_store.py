@@ -1,4 +1,4 @@
-"""The MLflow store: which URI, a client of it, the experiment, and the child-run query.
+"""The MLflow store: which URI (the one rule), a client of it, the experiment, and the child-run query.
 
 Nothing happens at import: MLflow's environment defaults and logger levels are set by the first
 :func:`client_for` of a process (:func:`quiet_mlflow`), which every reader and writer goes through.
@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from advisor._error_codes import E220
-from advisor.lifecycle import store_lock
+from advisor._error_codes import E220, E225
 from advisor.settings import DEFAULT_EXPERIMENT
+from advisor.tracking._layout import child_runs_filter
+from advisor.tracking._locks import store_lock
 
 __all__ = [
     "DEFAULT_EXPERIMENT",
@@ -22,8 +23,10 @@ __all__ = [
     "client_for",
     "experiment_id",
     "quiet_mlflow",
+    "require_store",
     "resolve_tracking_uri",
     "run_artifacts",
+    "store_uri",
 ]
 
 DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
@@ -37,14 +40,30 @@ def quiet_mlflow() -> None:
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
-def resolve_tracking_uri(uri: str | None = None) -> str:
-    """``--tracking-uri``, else ``MLFLOW_TRACKING_URI``, else the local sqlite store under ./mlruns."""
+def store_uri(uri: str | None = None) -> str:
+    """``--tracking-uri``, else ``MLFLOW_TRACKING_URI``, else the local sqlite store under ./mlruns;
+    a path that is no URI is an error. Creates nothing (read-only use)."""
     chosen = uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
-    if chosen.startswith("sqlite:///"):
-        db = Path(chosen.removeprefix("sqlite:///"))
-        db.parent.mkdir(parents=True, exist_ok=True)
-    elif "://" not in chosen:
+    if "://" not in chosen:
         raise E220(uri=chosen)
+    return chosen
+
+
+def resolve_tracking_uri(uri: str | None = None) -> str:
+    """:func:`store_uri`, with the folder of a local sqlite store created (a writer's use)."""
+    chosen = store_uri(uri)
+    if chosen.startswith("sqlite:///"):
+        Path(chosen.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    return chosen
+
+
+def require_store(tracking_uri: str | None) -> str:
+    """The store a read-only command reads; a local sqlite store that does not exist is an error, not created."""
+    chosen = store_uri(tracking_uri)
+    if chosen.startswith("sqlite:///"):
+        path = Path(chosen.removeprefix("sqlite:///"))
+        if not path.is_file():
+            raise E225(path=path.resolve())
     return chosen
 
 
@@ -97,8 +116,6 @@ def experiment_id(client: Any, name: str, uri: str, create: bool = True) -> str 
 
 def child_runs(client: Any, experiment_id: str, parent_id: str) -> list[Any]:
     """The child runs of an analysis (one per embedding and seed)."""
-    from advisor.vocabulary import child_runs_filter
-
     return client.search_runs([experiment_id], filter_string=child_runs_filter(parent_id), max_results=5000)
 
 

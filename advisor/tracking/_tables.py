@@ -1,6 +1,7 @@
 """Tables as MLflow JSON artifacts (``{"columns": [...], "data": [...]}``): the one reader, and an exact writer.
 
-MLflow's ``log_table`` layout is what the UI shows as a table. JSON has no NaN, so missing numbers
+MLflow's ``log_table`` layout is what the UI shows as a table (:func:`log_table` logs through it, so
+the UI lists the table; :func:`write_json_table` writes the same layout at full float precision). JSON has no NaN, so missing numbers
 travel as ``null``; the reader turns such columns back into floats, so every caller computes on
 the same frame whichever module wrote the table.
 """
@@ -16,7 +17,14 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["as_logged", "as_written", "read_json_table", "table_payload", "write_json_table"]
+__all__ = [
+    "as_logged",
+    "as_written",
+    "log_table",
+    "read_json_table",
+    "table_payload",
+    "write_json_table",
+]
 
 
 def _numeric_again(frame: pd.DataFrame) -> pd.DataFrame:
@@ -72,3 +80,20 @@ def write_json_table(client: Any, run_id: str, frame: pd.DataFrame, artifact_fil
         local = Path(tmp) / posixpath.basename(artifact_file)
         local.write_text(json.dumps(table_payload(frame)), encoding="utf-8")
         client.log_artifact(run_id, str(local), posixpath.dirname(artifact_file) or None)
+
+
+def log_table(client: Any, run_id: str, frame: pd.DataFrame, artifact_file: str) -> None:
+    """Log ``frame`` as a JSON table artifact, *replacing* any earlier one of that name.
+
+    ``MlflowClient.log_table`` appends to an existing artifact, so a resumed or ``--force`` run would
+    double the rows of every table it logs again. The first write goes through ``log_table`` (MLflow's
+    UI lists it as a table); later ones overwrite the file in the same format.
+    """
+    folder = posixpath.dirname(artifact_file) or None
+    if artifact_file not in {f.path for f in client.list_artifacts(run_id, folder)}:
+        client.log_table(run_id, data=frame, artifact_file=artifact_file)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp) / posixpath.basename(artifact_file)
+        frame.to_json(local, orient="split", index=False, date_format="iso")
+        client.log_artifact(run_id, str(local), folder)

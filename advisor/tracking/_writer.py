@@ -18,9 +18,20 @@ from typing import Any
 
 import pandas as pd
 
-from advisor.lifecycle import Heartbeat, Owner, close_stale_runs, store_lock
-from advisor.mlflow_views import log_table
-from advisor.tracking._cells import CELLS_TABLE, CellKey, cell_row, rows_from_history, rows_from_table
+from advisor.tracking._cells import CellKey, cell_row, rows_from_history, rows_from_table
+from advisor.tracking._layout import (
+    ANALYSIS_KIND,
+    CELLS_TABLE,
+    CHILD_KIND,
+    EMBEDDING_TAG,
+    KEY_TAG,
+    KIND_TAG,
+    PARENT_TAG,
+    SEED_TAG,
+    predictions_artifact,
+)
+from advisor.tracking._lifecycle import Heartbeat, Owner, close_stale_runs
+from advisor.tracking._locks import store_lock
 from advisor.tracking._store import (
     DEFAULT_EXPERIMENT,
     child_runs,
@@ -28,7 +39,8 @@ from advisor.tracking._store import (
     experiment_id,
     resolve_tracking_uri,
 )
-from advisor.tracking._tables import read_json_table, write_json_table
+from advisor.tracking._tables import log_table, read_json_table, write_json_table
+from advisor.tracking._views import tag_experiment_kind
 
 __all__ = ["AnalysisTracker", "dev_history_key", "environment_info"]
 
@@ -106,8 +118,6 @@ class AnalysisTracker:
         self.tracking_uri = resolve_tracking_uri(self.tracking_uri)
         self.client = client_for(self.tracking_uri)
         self.experiment_id = experiment_id(self.client, self.experiment, self.tracking_uri) or ""
-        from advisor.mlflow_views import tag_experiment_kind
-
         tag_experiment_kind(self.client, self.experiment_id)  # the MLflow UI opens on the runs table
 
     # -- opening -----------------------------------------------------------------------------------
@@ -146,7 +156,7 @@ class AnalysisTracker:
         close_stale_runs(client=self.client, experiment_ids=[self.experiment_id])
         existing = self.client.search_runs(
             [self.experiment_id],
-            filter_string=f"tags.`advisor.key` = '{key}' and tags.`advisor.kind` = 'analysis'",
+            filter_string=f"tags.`{KEY_TAG}` = '{key}' and tags.`{KIND_TAG}` = '{ANALYSIS_KIND}'",
             order_by=["attributes.start_time DESC"],
             max_results=1,
         )
@@ -157,7 +167,7 @@ class AnalysisTracker:
                 return owner.describe()
             self._resume(existing[0])
         else:
-            tags = {**tags, "advisor.kind": "analysis", "advisor.key": key}
+            tags = {**tags, KIND_TAG: ANALYSIS_KIND, KEY_TAG: key}
             run = self.client.create_run(self.experiment_id, run_name=run_name, tags=tags)
             self.parent_id, self.parent_run = run.info.run_id, run
             self.tags = dict(run.data.tags)
@@ -178,7 +188,7 @@ class AnalysisTracker:
         stored = self._stored_cells()
         missing = []
         for child in child_runs(self.client, self.experiment_id, self.parent_id):
-            emb, seed = child.data.tags["advisor.embedding"], int(child.data.tags["advisor.seed"])
+            emb, seed = child.data.tags[EMBEDDING_TAG], int(child.data.tags[SEED_TAG])
             self._children[(emb, seed)] = child.info.run_id
             for metric in self.client.get_metric_history(child.info.run_id, "score"):
                 self._finished.add((emb, int(metric.step), seed))
@@ -230,10 +240,10 @@ class AnalysisTracker:
             self.experiment_id,
             run_name=f"{embedding}-seed{seed}",
             tags={
-                "mlflow.parentRunId": self.parent_id,
-                "advisor.kind": "curve",
-                "advisor.embedding": embedding,
-                "advisor.seed": str(seed),
+                PARENT_TAG: self.parent_id,
+                KIND_TAG: CHILD_KIND,
+                EMBEDDING_TAG: embedding,
+                SEED_TAG: str(seed),
             },
         )
         self._children[key] = run.info.run_id
@@ -260,7 +270,7 @@ class AnalysisTracker:
 
         run_id = self._children[(embedding, seed)]
         if predictions is not None:
-            log_table(self.client, run_id, predictions, f"predictions/size_{size:07d}.json")
+            log_table(self.client, run_id, predictions, predictions_artifact(size))
         now = int(time.time() * 1000)
         curve = [Metric(dev_history_key(size), float(v), now, int(s)) for s, v in dev_history or []]
         batch = curve + [
@@ -314,6 +324,4 @@ class AnalysisTracker:
 
     def load_predictions(self, embedding: str, seed: int, size: int) -> pd.DataFrame:
         """Read back the per-item predictions table of a cell an earlier process finished (resume reuses them)."""
-        return read_json_table(
-            self.client, self._children[(embedding, seed)], f"predictions/size_{size:07d}.json"
-        )
+        return read_json_table(self.client, self._children[(embedding, seed)], predictions_artifact(size))

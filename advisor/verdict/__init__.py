@@ -1,23 +1,17 @@
 """Judging a run: score gaps, data efficiency, learning-curve extrapolation, costs and the verdict.
 
 Everything takes an :class:`advisor.analysis.Analysis` and returns dataclasses; ``recommend`` is the
-one decision function shared by the CLI, the report and the app.
+one decision function shared by the CLI, the report and the app. It returns codes and numbers
+(``Recommendation.rule``, ``reason_notes``, ``caveat_notes``); ``render`` is the one renderer that
+words them (``Recommendation.headline`` / ``reasons`` / ``caveats`` ask it too).
 """
 
 from __future__ import annotations
 
 from advisor.stats import ItemScores, Resampler, holm, item_scores
+from advisor.verdict._codes import VERDICTS, Note
 from advisor.verdict._cost import COST_COLUMNS, CostComparison, compare_costs
-from advisor.verdict._efficiency import (
-    PAIRS,
-    DataEfficiency,
-    ScoreGap,
-    curve_summary,
-    data_efficiency,
-    matching_size,
-    score_gap,
-    score_gaps,
-)
+from advisor.verdict._efficiency import DataEfficiency, data_efficiency, matching_size
 from advisor.verdict._fit import (
     CURVE_MODELS,
     CandidateFit,
@@ -28,15 +22,11 @@ from advisor.verdict._fit import (
     fit_curve_points,
     fit_learning_curve,
 )
+from advisor.verdict._gaps import PAIRS, ScoreGap, curve_summary, score_gap, score_gaps
 from advisor.verdict._method import method_notes
-from advisor.verdict._recommend import (
-    VERDICTS,
-    Recommendation,
-    SliceFinding,
-    Thresholds,
-    recommend,
-    slice_findings,
-)
+from advisor.verdict._recommend import ENOUGH_RULES, recommend
+from advisor.verdict._recommendation import Recommendation
+from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
     DEFAULT_CURVES,
@@ -45,12 +35,15 @@ from advisor.verdict._synthetic import (
     analysis_from_scores,
     make_synthetic_analysis,
 )
+from advisor.verdict._thresholds import Thresholds
+from advisor.verdict._wording import Wording, render
 
 __all__ = [
     "COST_COLUMNS",
     "CURVE_MODELS",
     "DEFAULT_COSTS",
     "DEFAULT_CURVES",
+    "ENOUGH_RULES",
     "PAIRS",
     "VERDICTS",
     "VERDICT_CURVES",
@@ -61,11 +54,13 @@ __all__ = [
     "Extrapolation",
     "ItemScores",
     "LearningCurveFit",
+    "Note",
     "Recommendation",
     "Resampler",
     "ScoreGap",
     "SliceFinding",
     "Thresholds",
+    "Wording",
     "analysis_from_item_scores",
     "analysis_from_scores",
     "compare_costs",
@@ -80,6 +75,7 @@ __all__ = [
     "matching_size",
     "method_notes",
     "recommend",
+    "render",
     "score_gap",
     "score_gaps",
     "slice_findings",

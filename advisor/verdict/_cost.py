@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 from advisor.analysis import Analysis
+from advisor.verdict._codes import BASELINES, CONTEXTUAL
+from advisor.verdict._phrases import provenance_text
 
 __all__ = ["COST_COLUMNS", "CostComparison", "compare_costs"]
 
@@ -78,17 +80,8 @@ class CostComparison:
         }
 
     def provenance_text(self) -> str:
-        """How the serving numbers were measured, in one phrase."""
-        p = self.provenance or {}
-        if not self.serving_measured:
-            return (
-                "estimated from featurization time + model inference logged during training, which depends on the "
-                "feature cache"
-            )
-        return (
-            f"measured from raw text on {p.get('device', '?')}, {p.get('torch_threads', '?')} thread(s), "
-            f"{p.get('sample_size', '?')} test items, median of {p.get('repeats', '?')} after warm-up"
-        )
+        """How the serving numbers were measured (:func:`advisor.verdict._phrases.provenance_text`)."""
+        return provenance_text(self)
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -150,16 +143,16 @@ def _add_serving(table: pd.DataFrame, serving: bool) -> None:
 def _ratios(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Contextual's multiple of each cheaper family's cost; no memory ratio below what sampling resolves."""
     ratio_rows = {}
-    for cheap in ("static", "random"):
-        if "contextual" in table.index and cheap in table.index:
+    for cheap in BASELINES:
+        if CONTEXTUAL in table.index and cheap in table.index:
             with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = table.loc["contextual"] / table.loc[cheap]
+                ratio = table.loc[CONTEXTUAL] / table.loc[cheap]
             if "peak_memory_mb" in ratio.index and (
-                min(table.loc["contextual", "peak_memory_mb"], table.loc[cheap, "peak_memory_mb"])
+                min(table.loc[CONTEXTUAL, "peak_memory_mb"], table.loc[cheap, "peak_memory_mb"])
                 < MIN_MEASURABLE_MB
             ):
                 ratio["peak_memory_mb"] = np.nan  # below what resident-memory sampling resolves: no ratio
-            ratio_rows[f"contextual/{cheap}"] = ratio
+            ratio_rows[f"{CONTEXTUAL}/{cheap}"] = ratio
     ratios = pd.DataFrame(ratio_rows).T if ratio_rows else pd.DataFrame(columns=order)
     return ratios.replace([np.inf, -np.inf], np.nan)
 

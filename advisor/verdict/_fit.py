@@ -18,6 +18,7 @@ import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from advisor.analysis import Analysis
+from advisor.verdict._phrases import FAR_FACTOR, extrapolation_sentence
 
 __all__ = [
     "CURVE_MODELS",
@@ -251,10 +252,6 @@ def fit_learning_curve(
     return fit_curve_points(embedding, rows["size"].to_numpy(float), rows["score"].to_numpy(float), models)
 
 
-#: Beyond this multiple of the data, extrapolated item counts are reported as "more than" only.
-FAR_FACTOR = 100.0
-
-
 @dataclass
 class Extrapolation:
     """How many labelled items ``embedding`` would need to reach ``target``, and whether to believe it."""
@@ -280,21 +277,8 @@ class Extrapolation:
         return max(self.items_needed - self.full_size, 0.0)
 
     def describe(self) -> str:
-        if self.status == "no fit":
-            return f"No learning curve could be fitted for {self.embedding}, so no extrapolation."
-        if self.status == "not reachable":
-            return (
-                f"The {self.model} fit of {self.embedding} levels off below {self.target:.3f}: "
-                "more labelled data is not predicted to reach it."
-            )
-        if self.status == "reached":
-            return f"{self.embedding.capitalize()} already reaches {self.target:.3f} with the data it had."
-        tag = "" if self.reliable else " (unreliable: " + "; ".join(self.reasons) + ")"
-        if self.factor > FAR_FACTOR:  # a number like 1,286,364,657 items would only suggest false precision
-            amount = f"more than {FAR_FACTOR:g}× the {self.full_size} labelled items used"
-        else:
-            amount = f"about {self.items_needed:,.0f} labelled items ({self.factor:.1f}× the {self.full_size} used)"
-        return f"The {self.model} fit predicts {self.embedding} reaches {self.target:.3f} with {amount}{tag}."
+        """The renderer's sentence for this result (:func:`advisor.verdict._phrases.extrapolation_sentence`)."""
+        return extrapolation_sentence(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"factor": self.factor, "extra_items": self.extra_items}

@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 
 from advisor.analysis import Analysis
-from advisor.verdict._efficiency import ScoreGap, score_gap
+from advisor.verdict._codes import CONTEXTUAL
+from advisor.verdict._gaps import ScoreGap, score_gap
+from advisor.verdict._phrases import headroom_sentence
 
 __all__ = ["FINETUNED", "Headroom", "fine_tuning_headroom", "frozen_only"]
 
 FINETUNED = "finetuned"
-BASELINE = "contextual"
+BASELINE = CONTEXTUAL
 
 
 @dataclass
@@ -46,30 +48,8 @@ class Headroom:
         return self.finetuned_train_seconds / frozen if frozen > 0 else math.nan
 
     def describe(self) -> str:
-        g = self.gap
-        points = f"{100 * g.gap:+.1f} pts"
-        ci = (
-            f"{g.confidence:.0%} CI {100 * g.lo:+.1f} to {100 * g.hi:+.1f}"
-            if g.has_interval
-            else f"no interval: {g.method}"
-        )
-        verb = "would add" if g.gap >= 0 else "would change the score by"
-        cost = (
-            f"{self.train_ratio:.1f}× the training cost"
-            if math.isfinite(self.train_ratio)
-            else "unknown cost"
-        )
-        text = (
-            f"Fine-tuning {verb} {points} ({ci}) at {cost}: the fine-tuned encoder scores {g.score_a:.3f} vs "
-            f"{g.score_b:.3f} frozen at {g.size} training items ({g.n_seeds} seed(s)); training "
-            f"{self.finetuned_train_seconds:.0f} s vs {self.contextual_train_seconds:.0f} s for the frozen "
-            "downstream model"
-        )
-        if math.isfinite(self.contextual_encode_seconds):
-            text += f" + {self.contextual_encode_seconds:.0f} s encoding train/dev/test once from raw text"
-        if math.isfinite(self.latency_ratio):
-            text += f"; serving latency (batch 1) {self.latency_ratio:.1f}× the frozen encoder's"
-        return text + "."
+        """The renderer's sentence for this result (:func:`advisor.verdict._phrases.headroom_sentence`)."""
+        return headroom_sentence(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"train_ratio": self.train_ratio, "text": self.describe()}

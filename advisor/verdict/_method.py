@@ -84,7 +84,11 @@ def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:
     chosen = json.loads(params.get("learning_rates") or "{}")
     picked = "; chosen: " + ", ".join(f"{e} {lr:g}" for e, lr in chosen.items()) if chosen else ""
     seeds = int(config.get("lr_seeds") or 1)
-    tried = f"{seeds} seeds, best mean dev score" if seeds > 1 else "one seed"
+    tried = (
+        f"{seeds} seeds; the largest rate within one standard error of the best mean dev score"
+        if seeds > 1
+        else "one seed"
+    )
     return (
         f"learning rate chosen per embedding on dev from {{{grid}}} (models per rate at the grid's middle "
         f"size, {tried}; the same grid and effort for every embedding){picked}"

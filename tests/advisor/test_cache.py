@@ -9,7 +9,7 @@ from advisor.cache import CACHE_ENV, KINDS, cache_dir, using_cache_root
 from advisor.difficulty._parse import default_cache_dir as parse_cache_dir
 from advisor.embeddings import default_cache_dir as feature_cache_dir
 from advisor.embeddings._static import load_vectors
-from advisor.lifecycle import _lock_dir
+from advisor.tracking._locks import _lock_dir
 from tests.helpers import write_tiny_vectors
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.costs import SERVING_ARTIFACT, price_per_million
+from advisor.costs import price_per_million
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
-from advisor.tracking import client_for, load_analysis
+from advisor.tracking import SERVING_ARTIFACT, client_for, load_analysis
 from advisor.verdict import compare_costs
 from tests.helpers import NewStore, write_ner
 

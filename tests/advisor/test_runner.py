@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from advisor.runner import ProgressEvent, run_analysis
@@ -61,12 +62,33 @@ def test_run_logs_the_mlflow_structure(finished_run: FinishedRun) -> None:
     assert set(analysis.embeddings["embedding"]) == {"random", "static", "contextual"}
 
 
+def test_the_run_returns_the_analysis_a_reader_gets_back(finished_run: FinishedRun) -> None:
+    """The CLI and the report may judge ``RunOutcome.analysis``: it is what ``load_analysis`` reads."""
+    from advisor.verdict import recommend
+
+    returned = finished_run.outcome.analysis
+    read = load_analysis(finished_run.outcome.run_id, finished_run.settings.tracking_uri)
+    assert returned is not None and returned.status == read.status == "FINISHED"
+    for frame in ("curves", "embeddings", "slices", "items"):
+        pd.testing.assert_frame_equal(getattr(returned, frame), getattr(read, frame), check_dtype=False)
+    assert set(returned.layer_tables) == set(read.layer_tables)
+    for name, table in read.layer_tables.items():
+        pd.testing.assert_frame_equal(returned.layer_tables[name], table, check_dtype=False)
+    assert (returned.params, returned.dataset, returned.environment) == (
+        read.params,
+        read.dataset,
+        read.environment,
+    )
+    assert recommend(returned).to_dict() == recommend(read).to_dict()
+
+
 def test_a_second_identical_run_resumes_and_computes_nothing(finished_run_copy: FinishedRun) -> None:
     settings, outcome = finished_run_copy.settings, finished_run_copy.outcome
     client = client_for(settings.tracking_uri)
     again = run_analysis(settings)
     assert again.computed == [] and len(again.reused) == 12
     assert again.run_id == outcome.run_id and again.resumed
+    assert again.analysis is None  # nothing analysed in this process: a caller reads it back
     assert "featurize.contextual" not in again.timings  # nothing pending: no featurization at all
     assert client.get_run(outcome.run_id).info.status == "FINISHED"
 

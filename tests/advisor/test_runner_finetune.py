@@ -95,9 +95,19 @@ def test_finetune_sizes_parse(text, expected):
 
 @pytest.mark.parametrize("text", ["half", "0", "-3", "full,x"])
 def test_bad_finetune_sizes_fail_before_anything_runs(text, tmp_path, tiny_bert_dir, tiny_vectors_file):
+    settings = _settings(tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes=text)  # plain data
     with pytest.raises(ConfigError, match="finetune-sizes") as error:
-        _settings(tmp_path, tiny_bert_dir, tiny_vectors_file, finetune_sizes=text)
+        run_analysis(settings)
     assert error.value.code == "E219"
+    assert not (tmp_path / "mlruns" / "mlflow.db").exists() or not _runs(settings.tracking_uri)
+
+
+def _runs(uri: str) -> list:
+    from mlflow import MlflowClient
+
+    client = MlflowClient(uri)
+    experiments = [e.experiment_id for e in client.search_experiments()]
+    return client.search_runs(experiments) if experiments else []
 
 
 def test_sizes_beyond_the_data_fail_before_a_run_opens(tmp_path, tiny_bert_dir, tiny_vectors_file):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from advisor.errors import ConfigError
-from advisor.tracking import AnalysisTracker, _read_json_table, load_analysis, resolve_tracking_uri
+from advisor.tracking import AnalysisTracker, load_analysis, read_json_table, resolve_tracking_uri
 from tests.helpers import NewStore
 
 
@@ -32,7 +32,7 @@ def test_tables_keep_missing_numbers_as_nan(tmp_path: Path, new_store: NewStore)
         {"metric": ["a", "b"], "gap": [0.5, math.nan], "gap_lo": [math.nan, math.nan], "n": [3, 4]}
     )
     tracker.log_table(frame, "analysis/gaps.json")
-    back = _read_json_table(tracker.client, tracker.parent_id, "analysis/gaps.json")
+    back = read_json_table(tracker.client, tracker.parent_id, "analysis/gaps.json")
     assert back["gap"].dtype == float and math.isnan(back["gap"][1]) and back["gap"][0] == 0.5
     assert back["gap_lo"].dtype == float and back["gap_lo"].isna().all()
     assert back["metric"].tolist() == ["a", "b"]
@@ -54,7 +54,7 @@ def test_a_table_logged_again_replaces_the_first(tmp_path: Path, new_store: NewS
     tracker.open("k", "run", {"task": "ner"}, {})
     tracker.log_table(pd.DataFrame({"item": [0, 1], "score": [0.1, 0.2]}), "analysis/curves.json")
     tracker.log_table(pd.DataFrame({"item": [0, 1, 2], "score": [0.3, 0.4, 0.5]}), "analysis/curves.json")
-    back = _read_json_table(tracker.client, tracker.parent_id, "analysis/curves.json")
+    back = read_json_table(tracker.client, tracker.parent_id, "analysis/curves.json")
     assert back["item"].tolist() == [0, 1, 2]
     assert back["score"].tolist() == [0.3, 0.4, 0.5]
     tracker.close("FINISHED")

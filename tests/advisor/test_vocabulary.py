@@ -3,13 +3,10 @@ from __future__ import annotations
 import pytest
 
 from advisor.errors import ConfigError
-from advisor.registry import embeddings, tasks
+from advisor.registry import tasks
 from advisor.vocabulary import (
     FAMILIES,
     PAIRS,
-    PAPER_FAMILIES,
-    child_runs_filter,
-    embedding_choices,
     family,
     ordered,
     pairs,
@@ -37,11 +34,6 @@ def test_paper_pairs_are_read_costliest_first():
     assert pairs(["static", "distilled"]) == (("distilled", "static"),)
 
 
-def test_every_registered_embedding_is_a_choice_and_the_paper_families_are_registered():
-    assert set(PAPER_FAMILIES) <= set(embedding_choices())
-    assert embedding_choices() == ordered(embeddings.names())
-
-
 def test_task_specs_fill_the_tasks_registry():
     assert task_choices() == ["ner", "classify"] == tasks.names()
     assert primary_metric("ner") == "f1" and primary_metric("classify") == "accuracy"
@@ -64,11 +56,6 @@ def test_unit_correctness_per_level():
     assert ner("token", "I-PER", predicted, 1, 2) and not ner("token", "O", predicted, 5, 6)
     assert ner("sentence", ["B-PER", "I-PER", "O"], predicted, 0, 3)
     assert task_spec("classify").unit_correct("sentence", "1", 1, 0, 1)
-
-
-def test_child_runs_filter_names_the_parent_and_the_cell_kind():
-    text = child_runs_filter("abc")
-    assert "'abc'" in text and "advisor.kind` = 'curve'" in text
 
 
 def test_one_list_parser_for_cli_and_app():

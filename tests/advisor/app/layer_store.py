@@ -2,8 +2,8 @@
 
 A finished synthetic analysis (:mod:`.synthetic_store`) gets planted scalar-mix weights on its
 contextual cells (``mix_weight.<layer>`` metrics, step = size, as the trainer logs them) collected
-by :func:`advisor.contextuality.log_mix_weights`, and a planted contextuality table logged by
-:func:`advisor.contextuality.log_contextuality`; a layer sweep is logged by ``log_layer_sweep``.
+by :func:`advisor.tracking.log_mix_weights`, and a planted contextuality table logged by
+:func:`advisor.tracking.log_contextuality`; a layer sweep is logged by ``log_layer_sweep``.
 The planted numbers are module constants, so tests compare the app's tables against them.
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from advisor.contextuality import ContextualityResult, LayerSweep, log_contextuality, log_layer_sweep
-from advisor.contextuality import log_mix_weights as collect_mix_weights
-from advisor.tracking import client_for
+from advisor.contextuality import ContextualityResult, LayerSweep
+from advisor.tracking import client_for, log_contextuality, log_layer_sweep
+from advisor.tracking import log_mix_weights as collect_mix_weights
 
 from .synthetic_store import SIZES, log_analysis
 

@@ -10,12 +10,12 @@ from streamlit.testing.v1 import AppTest
 
 from advisor.app import _form as form
 from advisor.backends import BACKENDS
-from advisor.embeddings._contextual import POOLINGS
+from advisor.embeddings import POOLINGS, embedding_choices
 from advisor.errors import ConfigError
 from advisor.grid import profiles
 from advisor.settings import FORM_LABELS, SETTINGS, default_of, setting
 from advisor.validate import choices_of
-from advisor.vocabulary import embedding_choices, task_choices
+from advisor.vocabulary import task_choices
 from tests.helpers import NewStore
 
 

@@ -7,12 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from advisor.contextuality import (
-    STRONGER_ENCODER,
-    is_sentence_embedding_model,
-    layer_caveats,
-    layer_reasons,
-)
+from advisor.contextuality import STRONGER_ENCODER, layer_caveats, layer_reasons
 from advisor.report import write_report
 from advisor.verdict import make_synthetic_analysis, recommend
 
@@ -77,10 +72,6 @@ def test_single_layer_reading_is_named():
 
 def test_sentence_embedding_model_gets_a_caveat_with_the_command(tmp_path):
     (tmp_path / "modules.json").write_text(json.dumps([]))
-    assert is_sentence_embedding_model(str(tmp_path)) and is_sentence_embedding_model(
-        "sentence-transformers/x"
-    )
-    assert not is_sentence_embedding_model("bert-base-cased")
     (caveat,) = layer_caveats(_with_layers(str(tmp_path)))
     assert "sentence-embedding model" in caveat and f"--contextual {STRONGER_ENCODER}" in caveat
     assert "--task ner" in caveat
@@ -105,8 +96,3 @@ def test_verdict_and_report_carry_the_layer_part(tmp_path):
 def test_no_contextual_no_sentences():
     analysis = make_synthetic_analysis(curves={"random": (0.6, 1.0, 0.3), "static": (0.7, 1.0, 0.3)})
     assert layer_reasons(analysis) == [] and layer_caveats(analysis) == []
-
-
-def test_a_model_name_too_long_for_the_file_system_is_not_an_error():
-    assert is_sentence_embedding_model("org/" + "x" * 300) is False
-    assert is_sentence_embedding_model("sentence-transformers/" + "y" * 300) is True

@@ -227,13 +227,13 @@ def test_hub_name_offline_is_a_config_error_with_hint(tmp_path):
 
 
 def test_repeats_are_found_through_hashes_and_a_collision_is_encoded_apart(monkeypatch):
-    from advisor.embeddings import _contextual
+    from advisor.embeddings import _encoding
 
     sentences = [["a"], ["b"], ["a"], [], ["c", "d"], ["b"], []]
-    unique, copies = _contextual._distinct_sentences(sentences)
+    unique, copies = _encoding._distinct_sentences(sentences)
     assert unique.tolist() == [0, 1, 3, 4] and sorted(copies) == [(2, 0), (5, 1), (6, 3)]
-    monkeypatch.setattr(_contextual, "hash", lambda _: 7, raising=False)  # every sentence collides
-    unique, copies = _contextual._distinct_sentences(sentences)
+    monkeypatch.setattr(_encoding, "hash", lambda _: 7, raising=False)  # every sentence collides
+    unique, copies = _encoding._distinct_sentences(sentences)
     assert copies == [(2, 0)]  # only a true repeat of the first sentence is copied
     assert unique.tolist() == [0, 1, 3, 4, 5, 6]  # the others are encoded, never given another's rows
 
@@ -241,15 +241,15 @@ def test_repeats_are_found_through_hashes_and_a_collision_is_encoded_apart(monke
 def test_chunks_and_page_releases_give_the_rows_of_one_pass(make, monkeypatch, tmp_path):
     """Small chunks (chunk-local pending counts), repeats across chunks, and the cache's written
     pages released after every batch: the same rows as one in-memory pass."""
-    from advisor.embeddings import _contextual
+    from advisor.embeddings import _encoding
 
     sentences = [*SENTENCES, SENTENCES[0], ["x"] * 700, SENTENCES[2]]  # a repeat, a multi-window sentence
     whole = np.asarray(make(use_cache=False).featurize(_corpus(sentences)).vectors, np.float32)
     released: list[int] = []
-    real_release = _contextual.release_pages
-    monkeypatch.setattr(_contextual, "_ENCODE_CHUNK", 2)
-    monkeypatch.setattr(_contextual, "_RELEASE_BYTES", 1)
-    monkeypatch.setattr(_contextual, "release_pages", lambda a: (released.append(1), real_release(a)))
+    real_release = _encoding.release_pages
+    monkeypatch.setattr(_encoding, "_ENCODE_CHUNK", 2)
+    monkeypatch.setattr(_encoding, "_RELEASE_BYTES", 1)
+    monkeypatch.setattr(_encoding, "release_pages", lambda a: (released.append(1), real_release(a)))
     chunked = make(cache_dir=tmp_path / "chunked", batch_size=2).featurize(_corpus(sentences))
     np.testing.assert_allclose(np.asarray(chunked.vectors, np.float32), whole, atol=1e-3)
     assert len(released) > 4  # after batches, after each chunk's writes, and at the end
@@ -257,15 +257,15 @@ def test_chunks_and_page_releases_give_the_rows_of_one_pass(make, monkeypatch, t
 
 def test_written_pages_are_released_by_bytes_across_chunks(make, monkeypatch, tmp_path):
     """One-sentence chunks of 2 words, a budget of 3 rows: releases come from the running total."""
-    from advisor.embeddings import _contextual
+    from advisor.embeddings import _encoding
 
     sentences = [["the", "bank"], ["a", "film"], ["the", "river"], ["he", "went"], ["she", "saw"], ["a", "b"]]
     emb = make(cache_dir=tmp_path / "c", layer="mix")
     row_bytes = (emb.n_layers + 1) * emb.dim * 2  # float16 layer stack
     released: list[int] = []
-    monkeypatch.setattr(_contextual, "_ENCODE_CHUNK", 1)
-    monkeypatch.setattr(_contextual, "_RELEASE_BYTES", 3 * row_bytes)
-    monkeypatch.setattr(_contextual, "release_pages", lambda a: released.append(len(a)))
+    monkeypatch.setattr(_encoding, "_ENCODE_CHUNK", 1)
+    monkeypatch.setattr(_encoding, "_RELEASE_BYTES", 3 * row_bytes)
+    monkeypatch.setattr(_encoding, "release_pages", lambda a: released.append(len(a)))
     emb.featurize(_corpus(sentences))
     assert len(released) == 3 + 1  # at 4 rows written (the budget passed), three times; then at the end
 

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.embeddings import EMBEDDING_NAMES, Embedding, make_embedding
+from advisor.embeddings import EMBEDDING_NAMES, Embedding, embedding_choices, make_embedding
 from advisor.errors import ConfigError
 from advisor.registry import embeddings
+from advisor.vocabulary import PAPER_FAMILIES, ordered
 
 
 def test_every_family_is_registered_with_its_family():
@@ -12,6 +13,11 @@ def test_every_family_is_registered_with_its_family():
     for name in EMBEDDING_NAMES:
         assert embeddings.meta(name)["family"] == name
         assert issubclass(embeddings.get(name), Embedding)
+
+
+def test_every_registered_embedding_is_a_choice_and_the_paper_families_are_registered():
+    assert set(PAPER_FAMILIES) <= set(embedding_choices())
+    assert embedding_choices() == ordered(embeddings.names())
 
 
 def test_unknown_option_names_the_allowed_ones():

@@ -114,11 +114,11 @@ def test_without_cache_the_same_values_in_memory(make):
 
 
 def test_chunked_encoding_gives_the_same_rows_and_progress_ends_at_the_total(make, monkeypatch):
-    from advisor.embeddings import _contextual
+    from advisor.embeddings import _encoding
 
     corpus = _corpus()
     whole = np.asarray(make(use_cache=False).featurize(corpus).vectors, np.float32)
-    monkeypatch.setattr(_contextual, "_ENCODE_CHUNK", 1)  # one sentence per chunk
+    monkeypatch.setattr(_encoding, "_ENCODE_CHUNK", 1)  # one sentence per chunk
     emb = make(use_cache=False)
     calls: list[tuple[int, int]] = []
     emb.on_progress = lambda done, total: calls.append((done, total))

@@ -27,8 +27,9 @@ def test_planted_unseen_effect_is_learned_ranked_first_and_predicted(planted_cla
 def test_insight_sentences_are_chosen_on_one_half_and_measured_on_the_other(
     planted_classify, planted_classify_result
 ) -> None:
+    from advisor.gain._cv import best_threshold, lgb_params, train_booster
     from advisor.gain._features import gain_features
-    from advisor.gain._fit import _best_threshold, _halves, _train, lgb_params
+    from advisor.gain._insights import halves
 
     result = planted_classify_result
     _, evaluation, _ = planted_classify
@@ -37,11 +38,11 @@ def test_insight_sentences_are_chosen_on_one_half_and_measured_on_the_other(
     assert "threshold chosen on the other half" in insight
     table = gain_features(result.statistics, evaluation.tokens, result.features)
     advantage = result.contributions["advantage"].to_numpy()
-    choose, measure = _halves(table["item"].to_numpy(), 0)
-    booster = _train(
+    choose, measure = halves(table["item"].to_numpy(), 0)
+    booster = train_booster(
         table[result.features][choose], advantage[choose], lgb_params(int(choose.sum()), "regression")
     )
-    threshold = _best_threshold(booster, "classify_unseen")
+    threshold = best_threshold(booster, "classify_unseen")
     unseen = np.array([sum(w.startswith("u") for w in s) / len(s) for s in evaluation.tokens])[measure]
     held_out = advantage[measure]
     above = unseen > threshold

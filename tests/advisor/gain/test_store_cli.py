@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from advisor.gain import GAIN_ARTIFACTS, load_gain_model, log_gain_model
-from advisor.tracking import AnalysisTracker, client_for
+from advisor.tracking import GAIN_ARTIFACTS, AnalysisTracker, client_for, load_gain_model, log_gain_model
 from tests.helpers import NewStore, copy_store
 
 
@@ -22,7 +21,7 @@ def store(
     uri = copy_store(mlflow_template, tmp_path_factory.mktemp("store") / "mlflow.db")
     tracker = AnalysisTracker(uri, "gain-test")
     tracker.open("key", "planted-classify", {"task": "classify"}, {"advisor.task": "classify"})
-    log_gain_model(planted_classify_result, tracker)
+    log_gain_model(tracker, planted_classify_result)
     tracker.close("FINISHED")
     return uri, tracker.parent_id
 

@@ -9,10 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from advisor.contextuality import mix_weights_table
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
-from advisor.tracking import client_for, load_analysis
+from advisor.tracking import client_for, load_analysis, mix_weights_table
 from tests.helpers import NewStore
 
 WORDS = "the a of in on with went saw said visited likes works lives good bad".split()

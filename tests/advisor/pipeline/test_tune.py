@@ -48,21 +48,32 @@ def test_each_family_gets_the_rate_with_the_best_dev_score() -> None:
     assert table["chosen"].sum() == 2 * len(TUNING_SEEDS)
 
 
-def test_the_mean_over_tuning_seeds_decides_not_one_lucky_seed() -> None:
-    grid = GridPlan(sizes=[10, 20], seeds=[0], embeddings=["static"], full_size=20)
-    dev = {("static", 1e-3): 0.5, ("static", 3e-3, 0): 0.6, ("static", 3e-3, 1): 0.6}
-    dev |= {("static", 1e-2, 0): 0.9, ("static", 1e-2, 1): 0.2}  # best seed 0, worst mean
-    assert choose_learning_rates(grid, ["static"], GRID, TUNING_SEEDS, _fake_train(dev)).rates == {
-        "static": 3e-3
-    }
+def _chosen(dev: dict, seeds: list[int] = TUNING_SEEDS) -> dict[str, float]:
+    grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["static"], full_size=20)
+    return choose_learning_rates(grid, ["static"], GRID, seeds, _fake_train(dev)).rates
 
 
-def test_a_tie_goes_to_the_middle_of_the_grid() -> None:
-    grid = GridPlan(sizes=[10, 20], seeds=[0], embeddings=["random"], full_size=20)
-    dev = {("random", lr): 0.0 for lr in GRID}
-    assert choose_learning_rates(grid, ["random"], GRID, TUNING_SEEDS, _fake_train(dev)).rates == {
-        "random": 3e-3
+def test_one_lucky_seed_does_not_decide() -> None:
+    dev = {("static", 1e-3, 0): 0.50, ("static", 1e-3, 1): 0.52}
+    dev |= {("static", 3e-3, 0): 0.70, ("static", 3e-3, 1): 0.72}
+    dev |= {("static", 1e-2, 0): 0.74, ("static", 1e-2, 1): 0.40}  # the best seed, a poor mean
+    assert _chosen(dev) == {"static": 3e-3}
+
+
+def test_rates_within_one_standard_error_go_to_the_largest() -> None:
+    dev = {("static", 1e-3, 0): 0.60, ("static", 1e-3, 1): 0.62}  # 3 standard errors below: out
+    dev |= {("static", 3e-3, 0): 0.64, ("static", 3e-3, 1): 0.66}  # the best mean
+    dev |= {("static", 1e-2, 0): 0.63, ("static", 1e-2, 1): 0.65}  # one standard error below: tied
+    assert _chosen(dev) == {"static": 1e-2}
+    dev[("static", 1e-2, 1)] = 0.60  # now 4 standard errors below the best
+    assert _chosen(dev) == {"static": 3e-3}
+
+
+def test_with_one_tuning_seed_the_best_wins_and_an_exact_tie_goes_to_the_largest() -> None:
+    assert _chosen({("static", 1e-3): 0.7, ("static", 3e-3): 0.69, ("static", 1e-2): 0.5}, [0]) == {
+        "static": 1e-3
     }
+    assert _chosen({("static", lr): 0.0 for lr in GRID}, [0]) == {"static": 1e-2}
 
 
 @pytest.fixture()

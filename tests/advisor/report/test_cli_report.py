@@ -60,7 +60,6 @@ def logged_run(tmp_path_factory: pytest.TempPathFactory, mlflow_template: Path) 
 @pytest.fixture
 def synthetic_run(monkeypatch: pytest.MonkeyPatch) -> tuple[Analysis, list[tuple[str, str | None]]]:
     """A synthetic analysis served by a stand-in loader that records what it was asked for."""
-    import advisor.mlflow_views
     import advisor.tracking
 
     analysis = make_synthetic_analysis(n_sizes=4, seeds=(0, 1), noise=0.001, slice_effects={})
@@ -73,7 +72,7 @@ def synthetic_run(monkeypatch: pytest.MonkeyPatch) -> tuple[Analysis, list[tuple
         return analysis
 
     monkeypatch.setattr(advisor.tracking, "load_analysis", load)
-    monkeypatch.setattr(advisor.mlflow_views, "require_store", lambda uri: uri)  # no store on disk here
+    monkeypatch.setattr(advisor.tracking, "require_store", lambda uri: uri)  # no store on disk here
     return analysis, calls
 
 

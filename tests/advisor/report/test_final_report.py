@@ -6,9 +6,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from advisor.mlflow_views import DESCRIPTION_TAG, EXPERIMENT_KIND_TAG
 from advisor.report import partial_notice
-from advisor.tracking import client_for
+from advisor.tracking import DESCRIPTION_TAG, EXPERIMENT_KIND_TAG, client_for
 from tests.helpers import FinishedRun
 
 

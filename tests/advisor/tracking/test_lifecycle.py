@@ -19,16 +19,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from advisor.lifecycle import (
+from advisor.tracking import (
     HEARTBEAT_TAG,
     Heartbeat,
     Owner,
+    client_for,
     close_stale_runs,
     is_stale,
     stale_reason,
     store_lock,
 )
-from advisor.tracking import client_for
 from tests.helpers import NewStore
 
 ROWS = "Ann\tB-PER\nLee\tI-PER\nsang\tO\nin\tO\nRome\tB-LOC\n\nthe\tO\nman\tO\nsaw\tO\nParis\tB-LOC\n\n"

@@ -8,17 +8,17 @@ import pytest
 
 from advisor.data import read_corpus, read_splits
 from advisor.errors import ConfigError
-from advisor.mlflow_views import (
+from advisor.tracking import (
     DESCRIPTION_TAG,
     EXPERIMENT_KIND,
     EXPERIMENT_KIND_TAG,
+    AnalysisTracker,
     dataset_frame,
     log_dataset_inputs,
     require_store,
     set_description,
     store_uri,
 )
-from advisor.tracking import AnalysisTracker
 from tests.helpers import NewStore, write_ner
 
 
@@ -75,7 +75,7 @@ def test_store_uri_and_require_store_create_nothing(tmp_path: Path, monkeypatch:
 
 def test_test_tokens_are_logged_for_the_item_explorer(tmp_path: Path, new_store: NewStore) -> None:
     from advisor.app import load_test_tokens
-    from advisor.mlflow_views import log_test_tokens
+    from advisor.tracking import log_test_tokens
 
     files = {p: write_ner(tmp_path / f"{p}.conll", 12, i) for i, p in enumerate(("train", "dev", "test"))}
     splits = read_splits(str(files["train"]), "ner", dev=str(files["dev"]), test=str(files["test"]))

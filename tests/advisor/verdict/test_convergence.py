@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 
 from advisor.report._write import _convergence_rows
+from advisor.verdict import _codes as c
 from advisor.verdict import recommend
 from advisor.verdict._convergence import convergence_audit, under_trained_caveat
 
@@ -24,7 +25,7 @@ def _with_steps(analysis, flagged: set[tuple[str, int]]):
 def test_a_converged_run_has_no_flag(make_case) -> None:
     analysis = _with_steps(make_case("use contextual", noise=0.001), set())
     rec = recommend(analysis)
-    assert not any("under-trained" in c for c in rec.caveats)
+    assert c.UNDER_TRAINED not in rec.caveat_codes
     assert rec.convergence is not None and rec.convergence.flagged.empty
     assert len(rec.convergence.table) == len(analysis.embedding_names) * len(analysis.sizes)
     assert all(not row["flag"] for row in _convergence_rows(rec))
@@ -35,7 +36,10 @@ def test_under_trained_cells_on_a_curve_are_named_with_the_fix(make_case) -> Non
     smallest = min(case.sizes)
     analysis = _with_steps(case, {("static", smallest)})
     rec = recommend(analysis)
-    flag = next(c for c in rec.caveats if c.startswith("under-trained"))
+    assert rec.caveat_codes[0] == c.UNDER_TRAINED  # first: it qualifies every figure after it
+    assert rec.caveat_notes[0]["points"] == [("static", smallest, 3, 3)]
+    flag = under_trained_caveat(rec.convergence)
+    assert flag is not None and flag in rec.caveats
     assert f"static at {smallest:,} (3 of 3 seeds)" in flag and "--max-steps 16000" in flag
     assert "data efficiency" in flag
     assert rec.to_dict()["convergence"]["max_steps"] == 4000

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from advisor.verdict import Thresholds, make_synthetic_analysis, recommend
-from advisor.verdict._recommend import DISTILLED_ENOUGH, VERDICTS
+from advisor.verdict import VERDICTS, Thresholds, make_synthetic_analysis, recommend
+from advisor.verdict import _codes as c
+from advisor.verdict._codes import DISTILLED_ENOUGH
 
 FAST = Thresholds(n_boot=200)
 #: A lookup table like static (fast, small), distilled from the 384-d encoder.
@@ -35,7 +36,9 @@ def _case(distilled: tuple[float, float, float], static: tuple[float, float, flo
 def test_distilled_on_contextuals_curve_is_enough_at_a_fraction_of_its_serving_cost() -> None:
     rec = recommend(_case(distilled=(0.86, 2.0, 0.45)), FAST)
     assert rec.verdict == DISTILLED_ENOUGH and DISTILLED_ENOUGH in VERDICTS, rec.headline
-    assert "of contextual's serving latency" in rec.headline
+    assert rec.rule.code == c.ENOUGH and rec.rule["family"] == "distilled"
+    assert rec.rule["pair"] == "contextual-distilled" and rec.rule["against"] == "contextual"
+    assert 0 < rec.rule["share"] < 1  # stated as its share of contextual's serving latency
     gap = rec.gap("contextual-distilled")
     assert gap is not None and gap.hi <= 0.01
     assert rec.gap("distilled-static").lo > 0.01  # static is clearly worse: not "static is enough"
@@ -44,7 +47,9 @@ def test_distilled_on_contextuals_curve_is_enough_at_a_fraction_of_its_serving_c
 def test_distilled_far_below_contextual_leaves_use_contextual() -> None:
     rec = recommend(_case(distilled=(0.83, 2.0, 0.45)), FAST)
     assert rec.verdict == "use contextual", rec.headline
-    assert "distilled" in rec.headline  # the best cheap family is the one contextual is weighed against
+    assert (
+        rec.rule["pair"] == "contextual-distilled"
+    )  # the best cheap family is the one contextual is weighed against
 
 
 def test_a_cheaper_family_that_is_enough_wins_over_distilled() -> None:

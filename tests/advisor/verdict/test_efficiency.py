@@ -1,4 +1,5 @@
-"""Score gaps with intervals over seeds, and the data-efficiency ratio, on hand-computed cases."""
+"""Score gaps with intervals over seeds, and the data-efficiency ratio, on hand-computed cases
+(how each result reads is in ``test_phrases.py``)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,6 @@ def test_data_efficiency_hand_made_curve() -> None:
     assert eff.size_needed == pytest.approx(math.sqrt(200 * 400))
     assert eff.ratio == pytest.approx(800 / math.sqrt(200 * 400))  # 2.83: "needs 1/2.8 of the data"
     assert eff.ratio_lo <= eff.ratio <= eff.ratio_hi
-    assert "1/2.8 of the data" in eff.describe()
 
 
 def test_matching_at_the_smallest_size_is_censored_never_a_point_interval() -> None:
@@ -59,12 +59,8 @@ def test_matching_at_the_smallest_size_is_censored_never_a_point_interval() -> N
     eff = data_efficiency(analysis, "contextual", "static", n_boot=200)
     assert eff.status == "bound" and eff.censored and eff.to_dict()["censored"] is True
     assert eff.ratio == pytest.approx(8.0) and eff.ratio_lo == eff.ratio_hi == pytest.approx(8.0)
-    text = eff.describe()
-    assert (
-        "it needs at most 1/8.0 of the data; censored: matched at the smallest size tried, 100 items" in text
-    )
-    assert "1/8.0 to 1/8.0" not in text and "CI" not in text  # every resample matched at 100: no interval
-    assert "matched at the smallest size tried in 100% of resamples" in text
+    assert eff.at_edge(eff.ratio_lo) and eff.at_edge(eff.ratio_hi)  # both ends censored: no interval
+    assert eff.share_bound == pytest.approx(1.0) and eff.size_needed == 100
 
 
 def test_an_interval_end_at_the_smallest_size_is_worded_open() -> None:
@@ -77,22 +73,19 @@ def test_an_interval_end_at_the_smallest_size_is_worded_open() -> None:
     eff = data_efficiency(analysis_from_scores(scores), "contextual", "static", n_boot=2000)
     assert eff.status == "matches" and not eff.censored
     assert eff.at_edge(eff.ratio_hi) and not eff.at_edge(eff.ratio_lo) and 0 < eff.share_bound < 1
-    text = eff.describe()
-    assert f"CI: at most 1/{eff.ratio_lo:.1f} of the data, its other end censored" in text
-    assert "to 1/8.0" not in text
+    assert 0 < eff.ratio_lo < 8.0
 
 
 def test_matching_inside_the_grid_is_not_censored() -> None:
     eff = data_efficiency(_efficiency_run([0.5, 0.6, 0.7, 0.8], [0.64, 0.65, 0.66]), n_boot=200)
-    assert not eff.censored and eff.to_dict()["censored"] is False and "censored" not in eff.describe()
+    assert not eff.censored and eff.to_dict()["censored"] is False and not eff.at_edge(eff.ratio_hi)
 
 
 def test_data_efficiency_never_matches() -> None:
     analysis = _efficiency_run([0.5, 0.55, 0.6, 0.62], [0.64, 0.65, 0.66])
     eff = data_efficiency(analysis, "contextual", "static", n_boot=200)
     assert eff.status == "never" and eff.ratio == 0.0
-    assert eff.share_never == pytest.approx(1.0)
-    assert "never reaches" in eff.describe()
+    assert eff.share_never == pytest.approx(1.0) and math.isinf(eff.size_needed)
 
 
 def test_data_efficiency_interval_narrows_with_less_seed_noise() -> None:

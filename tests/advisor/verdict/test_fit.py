@@ -66,7 +66,6 @@ def test_target_above_the_asymptote_is_not_reachable() -> None:
     x = extrapolate(fit, 0.85, 3200, observed_full=0.76)
     assert x.status == "not reachable"
     assert math.isinf(x.items_needed)
-    assert "not predicted to reach" in x.describe()
 
 
 def test_log_model_never_promises_a_score_above_one() -> None:
@@ -104,6 +103,5 @@ def test_fit_learning_curve_reads_an_analysis() -> None:
 def test_absurd_extrapolations_are_not_reported_with_false_precision() -> None:
     fit = fit_curve_points("static", *_points(0.9, 2.0, 0.5, sizes=SIZES[:-1]))
     x = extrapolate(fit, 0.8999, 1600, observed_full=0.85)  # ~400 million items
-    assert x.items_needed > 1e8
-    assert "more than 100× the 1600 labelled items" in x.describe()
+    assert x.items_needed > 1e8 and x.factor > 100  # worded "more than 100×" (test_phrases.py)
     assert "over 100×" in " ".join(x.reasons)

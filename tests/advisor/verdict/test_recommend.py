@@ -1,4 +1,7 @@
-"""Every verdict is reachable on a synthetic run built for it, and never stronger than the evidence."""
+"""Every verdict is reachable on a synthetic run built for it, and never stronger than the evidence.
+
+The decision is checked on its codes and numbers (``rec.rule``, ``rec.problems``, the reason and caveat
+notes); how they read is the renderer's business (``test_wording.py``)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,15 @@ import pytest
 from advisor.analysis import Analysis
 from advisor.errors import ConfigError
 from advisor.verdict import VERDICTS, Thresholds, analysis_from_scores, recommend
+from advisor.verdict import _codes as c
 
 FAST = Thresholds(n_boot=200)
+RULES = {
+    "use contextual": c.CONTEXTUAL_WINS,
+    "static is enough": c.ENOUGH,
+    "random is enough": c.ENOUGH,
+    "label more data instead": c.CATCH_UP,
+}
 
 
 @pytest.mark.parametrize(
@@ -19,8 +29,10 @@ FAST = Thresholds(n_boot=200)
 def test_each_verdict_is_reached_on_its_synthetic_run(make_case, verdict: str) -> None:
     rec = recommend(make_case(verdict, noise=0.001), FAST)
     assert rec.verdict == verdict, rec.headline
-    assert rec.reasons and rec.headline
-    assert rec.verdict.split()[0] in rec.summary_lines()[0].lower()
+    assert rec.rule.code == RULES[verdict] and not rec.problems
+    assert rec.reason_codes[:4] == [c.GAP, c.GAP, c.GAP, c.INTERVALS]
+    if rec.rule.code == c.ENOUGH:
+        assert rec.rule["family"] == verdict.split()[0]
 
 
 @pytest.mark.parametrize("verdict", ["static is enough", "random is enough"])
@@ -28,7 +40,7 @@ def test_same_curves_with_noisier_seeds_are_inconclusive(make_case, verdict: str
     # 3 seeds with 0.5-point noise: the interval of a ~0 gap reaches past the 1-point tolerance.
     rec = recommend(make_case(verdict, noise=0.005), FAST)
     assert rec.verdict == "inconclusive"
-    assert "straddles" in rec.headline
+    assert rec.rule.code == c.STRADDLES and rec.rule["pair"] in {"contextual-static", "contextual-random"}
 
 
 def test_overlapping_intervals_are_inconclusive_even_with_a_better_mean() -> None:
@@ -47,14 +59,17 @@ def test_one_seed_or_one_size_is_inconclusive() -> None:
         {"contextual": {100: [0.5], 800: [0.9]}, "static": {100: [0.3], 800: [0.5]}}
     )
     rec = recommend(one_seed, FAST)
-    assert rec.verdict == "inconclusive" and "too few seeds" in rec.headline
+    assert rec.verdict == "inconclusive" and rec.rule.code == c.NOT_JUDGED
+    assert [p.code for p in rec.problems] == [c.FEW_SEEDS]
+    assert rec.problems[0].values == {"thin": {"static": 1, "contextual": 1}, "need": 2}
     one_size = analysis_from_scores({"contextual": {800: [0.9, 0.91]}, "static": {800: [0.5, 0.51]}})
-    assert "training size" in recommend(one_size, FAST).headline
+    (problem,) = recommend(one_size, FAST).problems
+    assert problem.code == c.FEW_SIZES and problem.values == {"n": 1, "need": 2}
 
 
 def test_no_contextual_cell_is_inconclusive() -> None:
     rec = recommend(analysis_from_scores({"static": {100: [0.5, 0.5], 800: [0.7, 0.71]}}), FAST)
-    assert rec.verdict == "inconclusive" and "no finished contextual cell" in rec.headline
+    assert rec.verdict == "inconclusive" and [p.code for p in rec.problems] == [c.NO_CONTEXTUAL]
 
 
 def test_acceptable_loss_moves_the_verdict(make_case) -> None:
@@ -70,18 +85,22 @@ def test_labelling_budget_limits_the_label_more_verdict(make_case) -> None:
     rec = recommend(analysis, FAST)
     static = next(x for x in rec.extrapolations if x.embedding == "static")
     assert rec.verdict == "label more data instead"
-    assert f"{static.extra_items:,.0f} more labelled items" in rec.headline
+    assert rec.rule.code == c.CATCH_UP
+    assert rec.rule.values == {"embedding": "static", "extra_items": static.extra_items}
     tight = Thresholds(labelling_budget_items=int(static.extra_items) - 50, n_boot=200)
     assert recommend(analysis, tight).verdict == "use contextual"
     priced = Thresholds(label_cost=2.0, labelling_budget_money=10_000, n_boot=200)
-    assert "≈" in recommend(analysis, priced).headline
+    assert recommend(analysis, priced).rule.code == c.CATCH_UP  # 5,000 items affordable
 
 
 def test_latency_budget_is_reported(make_case) -> None:
     rec = recommend(make_case("use contextual", noise=0.001), Thresholds(latency_budget_ms=1.0, n_boot=200))
     assert rec.verdict == "use contextual"
-    assert any("over your latency budget" in r for r in rec.reasons)
-    assert any("misses your latency budget" in c for c in rec.caveats)
+    over = [n for n in rec.reason_notes if n.code == c.OVER_LATENCY]
+    assert [n["embedding"] for n in over] == ["contextual"]  # the cheap ones serve in under 1 ms
+    assert over[0]["latency"] > over[0]["budget"] == 1.0
+    (misses,) = [n for n in rec.caveat_notes if n.code == c.MISSES_LATENCY]
+    assert misses["latency"] == rec.costs.value("contextual", "latency_ms_per_item")
 
 
 def test_difficulty_slices_carrying_the_gap(make_case) -> None:
@@ -91,7 +110,8 @@ def test_difficulty_slices_carrying_the_gap(make_case) -> None:
     carrying = {(s.metric, s.pair) for s in rec.carrying_slices}
     assert ("unseen", "contextual-static") in carrying
     assert not any(s.metric == "ambiguity" for s in rec.carrying_slices)
-    assert any("Difficulty slices carrying the gap" in line for line in rec.summary_lines())
+    (note,) = [n for n in rec.reason_notes if n.code == c.SLICES_CARRY]
+    assert note.values == {"metrics": ["unseen"], "tested": 0}  # the synthetic table has no p-values
 
 
 def test_to_dict_is_strict_json_and_complete(make_case) -> None:
@@ -140,7 +160,7 @@ def test_contextual_is_weighed_against_the_best_cheap_embedding() -> None:
     rec = recommend(analysis_from_scores(scores), FAST)
     assert rec.gap("contextual-static").lo > 0.1
     assert rec.verdict == "inconclusive"
-    assert "over random" in rec.headline
+    assert rec.rule.code == c.STRADDLES and rec.rule["pair"] == "contextual-random"
 
 
 def test_empty_run_is_inconclusive() -> None:
@@ -166,9 +186,11 @@ def test_an_interrupted_run_is_judged_at_its_largest_complete_size() -> None:
     assert rec.gap("contextual-static").gap == pytest.approx(0.15)
     # contextual leads at 400 items, but static has not seen the rest of the data yet: no "use contextual".
     assert rec.verdict == "inconclusive"
-    assert "stopped before its largest size (800 items)" in rec.headline
-    assert any("judged at 400 items" in c and "up to 800" in c for c in rec.caveats)
-    assert any("KILLED" in c for c in rec.caveats)
+    assert rec.rule.code == c.STOPPED_EARLY
+    assert rec.rule.values == {"pair": "contextual-static", "cut_from": 800}
+    notes = {n.code: n.values for n in rec.caveat_notes}
+    assert notes[c.JUDGED_BELOW] == {"size": 400, "cut_from": 800, "min_seeds": 2}
+    assert notes[c.RUN_STATUS] == {"status": "KILLED"}
     assert analysis.full_size == 800  # the caller's analysis is left as it was
     tied = {e: {n: v for n, v in curve.items()} for e, curve in scores.items()}
     tied["contextual"] = dict(tied["static"]) | {800: [nan, nan]}
@@ -180,7 +202,8 @@ def test_an_interrupted_run_is_judged_at_its_largest_complete_size() -> None:
 def test_repaired_f1_is_shown_beside_the_strict_score_when_it_differs(make_case) -> None:
     analysis = make_case("use contextual", noise=0.001)
     analysis.curves["eval_repaired_f1"] = analysis.curves["score"]
-    assert not any("stray I-" in r for r in recommend(analysis).reasons)  # equal: nothing to say
+    assert c.REPAIRED not in recommend(analysis, FAST).reason_codes  # equal: nothing to say
     analysis.curves["eval_repaired_f1"] = analysis.curves["score"] + 0.01
-    line = next(r for r in recommend(analysis).reasons if "stray I-" in r)
-    assert line.startswith("Scores are seqeval strict IOB2 F1 on the raw predictions") and "(strict " in line
+    (note,) = [n for n in recommend(analysis, FAST).reason_notes if n.code == c.REPAIRED]
+    assert list(note["scores"]) == ["contextual", "random", "static"]
+    assert all(repaired == pytest.approx(strict + 0.01) for repaired, strict in note["scores"].values())

@@ -1,0 +1,178 @@
+"""The Configure & run page: the run form, the ``advisor run`` command it makes, and the running job's monitor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from advisor.app import _form as form
+from advisor.app import display_command, live_progress, run_command, start_run
+from advisor.app._session import POLL_SECONDS, state, tracking_uri
+from advisor.backends import check_backend
+from advisor.errors import AdvisorError
+from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
+from advisor.settings import RunSettings
+from advisor.tracking import load_analysis
+from advisor.validate import check_embeddings, check_layer, encoder_layers
+
+
+def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
+    """The run's settings from the form; bad values raise ConfigError (shown, not thrown).
+
+    Widgets are drawn in this order (a bad value stops the form where it is read): profile and
+    embeddings, the grid row, Compute, Models.
+    """
+    values: dict[str, Any] = {
+        "profile": form.choice(st, "profile", default=DEFAULT_APP_PROFILE, format_func=_profile_text),
+        "embeddings": form.multichoice(st, "embeddings"),
+    }
+    values.update(_grid())
+    values["backend"], values["ray_address"] = _backend()
+    values.update(_models())
+    check_embeddings(values["embeddings"])  # none chosen is said on the form, before Run
+    return RunSettings(
+        data=dataset["data"],
+        task=dataset["task"],
+        dev=dataset.get("dev"),
+        test=dataset.get("test"),
+        text_col=dataset.get("text_col"),
+        label_col=dataset.get("label_col"),
+        tracking_uri=uri,
+        **values,
+    )
+
+
+def _profile_text(name: str) -> str:
+    """A profile as the form lists it: its description and the grid it runs."""
+    profile = profiles.get(name)
+    return (
+        f"{name}: {profile.description} ({profile.n_sizes} sizes × "
+        f"{profile.seeds} seeds, ≤{profile.max_steps:,} steps a model)"
+    )
+
+
+def _grid() -> dict[str, Any]:
+    """Sizes or fractions (or the profile's grid) and the seeds, in one row."""
+    cols = st.columns(3)
+    grid = cols[0].radio("Training-set sizes", ["from the profile", "sizes", "fractions"], key="grid")
+    sizes = fractions = None
+    if grid == "sizes":
+        sizes = form.number_list(cols[1], "sizes", "100,200,400")
+    elif grid == "fractions":
+        fractions = form.number_list(cols[1], "fractions", "0.25,0.5,1")
+    seeds = form.count(cols[2], "seeds", 0, 20)
+    return {"sizes": sizes, "fractions": fractions, "seeds": seeds}
+
+
+def _models() -> dict[str, Any]:
+    """The encoder, its layers and pooling, the static vectors and the MLflow experiment (blank: default)."""
+    with st.expander("Models"):
+        contextual = form.text(st, "contextual")
+        mcols = st.columns(2)
+        layer = form.text(mcols[0], "layer", tooltip=True)
+        pooling = form.choice(mcols[1], "pooling")
+        static = form.text(st, "static")
+        experiment = form.text(st, "experiment")
+    contextual, layer = form.or_default("contextual", contextual), form.or_default("layer", layer.strip())
+    check_layer(layer, encoder_layers(contextual))  # a bad layer is said on the form, before Run
+    return {
+        "contextual": contextual,
+        "layer": layer,
+        "pooling": pooling,
+        "static": form.or_default("static", static),
+        "experiment": form.or_default("experiment", experiment),
+    }
+
+
+def _backend() -> tuple[str, str | None]:
+    """Where the cells train: local worker processes, or Ray (a local runtime, or a cluster's address)."""
+    with st.expander("Compute: local worker processes or Ray"):
+        cols = st.columns([1, 3])
+        backend = form.choice(cols[0], "backend", radio=True, horizontal=True)
+        address = form.text(cols[1], "ray_address", disabled=backend != "ray")
+    ray_address = (address.strip() or None) if backend == "ray" else None
+    check_backend(backend, ray_address)  # e.g. Ray not installed: said on the form, before Run
+    return backend, ray_address
+
+
+def page_run(uri: str) -> None:
+    ss = state()
+    st.header("2 · Configure and run")
+    if ss.dataset is None:
+        st.info("Choose a dataset on the Data page first.")
+    else:
+        st.caption(f"Dataset: {ss.dataset['label']} ({ss.dataset['task']})")
+        try:
+            settings = _settings(ss.dataset, uri)
+        except AdvisorError as error:
+            st.error(error.render())
+            settings = None
+        if settings is not None:
+            command = run_command(settings, ss.session_id)
+            st.code(display_command(command), language="bash")
+            st.caption(expected_duration_text(settings))
+            running = ss.job is not None and ss.job.running
+            if st.button("Run", type="primary", disabled=running, key="run"):
+                folder = Path(ss.dataset["folder"])
+                ss.job = start_run(command, folder / "run.log", ss.session_id)
+                ss.job_run_id = None
+                st.rerun()
+    if ss.job is not None:
+        st.divider()
+        st.caption("This page's run:")
+        st.code(display_command(ss.job.command), language="bash")
+        if ss.job.running and st.button("Stop", key="stop"):
+            with st.spinner("Stopping: the run ends KILLED, finished cells are kept"):
+                ss.job.stop()
+            st.rerun()
+        # Poll only while the run is alive: an idle page (or one whose run ended) costs nothing.
+        st.fragment(run_every=POLL_SECONDS if ss.job.running else None)(run_monitor)()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _live_curves(run_id: str, uri: str, cells_done: int) -> Any:
+    """The learning curves so far, reread from MLflow only when another cell has finished."""
+    from advisor.plots import plot_learning_curves
+
+    analysis = load_analysis(run_id, uri)
+    return plot_learning_curves(analysis) if len(analysis.curves) else None
+
+
+def run_monitor() -> None:
+    """Stage, progress and ETA from the run's small progress file; the curves when a cell is added."""
+    ss = state()
+    job = ss.job
+    if job is None:
+        return
+    running = job.running
+    progress = job.progress()
+    fraction, text = live_progress(progress, running)
+    st.progress(fraction, text=text)
+    run_id = (progress or {}).get("run_id") or None
+    if run_id:
+        ss.job_run_id = run_id
+        st.caption(f"MLflow run {run_id}")
+        done = int(progress.get("done", 0)) if progress.get("stage") in ("cell", "analysis", "done") else 0
+        figure = _live_curves(run_id, tracking_uri(), done) if done else None
+        if figure is not None:
+            st.pyplot(figure, width="content")
+    if not running:
+        code = job.returncode
+        if job.stop_requested:
+            st.warning(
+                f"Stopped (exit {code}): the run ended KILLED and finished cells are kept; run again to resume. "
+                "Its verdict on the Results page is labelled partial."
+            )
+        elif code == 0:
+            st.success("Finished: open the Results page for the recommendation.")
+        else:
+            st.error(f"`advisor run` exited with status {code}: see the log below.")
+        if ss.get("monitor_was_running"):
+            ss.monitor_was_running = False
+            st.rerun(scope="app")  # the run ended: redraw the page once, without the polling fragment
+    else:
+        ss.monitor_was_running = True
+    st.caption(f"log: {job.log_path}")
+    st.code(job.log_tail(25) or "(no output yet)", language="text")

@@ -1,0 +1,87 @@
+"""The run's measuring stages: serving cost from raw text, and how contextual the encoder is.
+
+Each computes through its domain package (:mod:`advisor.costs`, :mod:`advisor.finetune`,
+:mod:`advisor.contextuality`) and records through :mod:`advisor.tracking`; both are measured once per
+run and kept on resume (serving: only while every embedding was measured the same way).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from advisor.contextuality import contextuality_for
+from advisor.costs import (
+    BATCH1_ITEMS,
+    SAMPLE_SIZE,
+    ServingCost,
+    ServingMeasurements,
+    fixed_sample,
+    measure_serving,
+    serving_embedding,
+    serving_provenance,
+)
+from advisor.finetune import FINETUNED, measure_finetuned_serving
+from advisor.tracking import has_contextuality, load_serving, log_contextuality, log_serving
+
+if TYPE_CHECKING:
+    from advisor.pipeline._stages import StageContext
+
+__all__ = ["SERVING_REPEATS", "contextuality", "measure_all_serving", "serving"]
+
+SERVING_REPEATS = 3
+
+
+def serving(ctx: StageContext) -> ServingMeasurements:
+    """Every embedding's serving cost, unless the run already holds measurements taken the same way
+    for all of them (a resume); the result goes to the stages after (the Analysis's cost columns)."""
+    assert ctx.plan is not None
+    started, tracker = time.perf_counter(), ctx.tracker
+    embeddings = list(ctx.plan.options)
+    sample = fixed_sample(ctx.splits.test, SAMPLE_SIZE)
+    wanted = serving_provenance(ctx.plan.device, len(sample), SERVING_REPEATS, min(BATCH1_ITEMS, len(sample)))
+    stored = load_serving(tracker.client, tracker.parent_id)
+    if stored is not None and stored.covers(wanted, embeddings):
+        measured = stored
+    else:
+        costs = measure_all_serving(
+            ctx.plan.options, ctx.splits, sample, ctx.plan.train_config, ctx.plan.device
+        )
+        measured = ServingMeasurements(wanted, costs, time.strftime("%Y-%m-%dT%H:%M:%S"))
+        log_serving(tracker, measured)
+    ctx.serving = measured
+    ctx.timings["serving"] = time.perf_counter() - started
+    return measured
+
+
+def measure_all_serving(
+    options: dict[str, dict[str, Any]], splits: Any, sample: Any, config: Any, device: str
+) -> dict[str, ServingCost]:
+    """Time each embedding of ``options`` from raw text on ``sample``; the fine-tuned reference has no
+    frozen embedding: its encoder + head are timed the same way (:mod:`advisor.finetune`)."""
+    from trainers import label_set
+
+    labels = label_set(splits.train, splits.dev, splits.test)
+    measured = {}
+    for name, opts in options.items():
+        if name == FINETUNED:
+            measured[name] = measure_finetuned_serving(opts, splits, sample, device, SERVING_REPEATS)
+            continue
+        embedding = serving_embedding(name, opts, splits)
+        measured[name] = measure_serving(
+            name, embedding, splits.train.task, labels, sample, config, device, repeats=SERVING_REPEATS
+        )
+    return measured
+
+
+def contextuality(ctx: StageContext) -> None:
+    """How contextual the encoder is on the training data (Ethayarajh 2019): once per run, before the
+    Analysis is assembled (its params feed the verdict's sentence); nothing without a contextual family."""
+    assert ctx.plan is not None
+    if "contextual" not in ctx.plan.grid.embeddings:
+        return
+    started, tracker = time.perf_counter(), ctx.tracker
+    if not has_contextuality(tracker.client, tracker.parent_id):
+        result = contextuality_for(ctx.plan.options["contextual"], ctx.splits.train)
+        log_contextuality(tracker.client, tracker.parent_id, result, tracker.log_parent_params_once)
+    ctx.timings["contextuality"] = time.perf_counter() - started

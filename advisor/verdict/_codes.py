@@ -1,0 +1,127 @@
+"""What the verdict decides, as codes and numbers: the verdicts, the rule that fired, each reason and caveat.
+
+The decision (:mod:`advisor.verdict._recommend`) says *what* holds as a :class:`Note` (a code and the
+numbers behind it); the renderer (:mod:`advisor.verdict._wording`) is the one place that turns notes
+into sentences for the CLI, the report and the app. Tests of the decision assert on these codes, so
+rewording a sentence never breaks them. A leaf: it imports nothing of the verdict.
+
+Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Recommendation.gaps``):
+
+- the rule behind the verdict (``Recommendation.rule``): :data:`NOT_JUDGED` (an evidence gate failed:
+  ``Recommendation.problems`` say which); :data:`ENOUGH` (``family``, ``pair`` the gap stated,
+  ``against`` ``"costlier"`` or ``"contextual"``, ``share`` of contextual's serving latency or NaN);
+  :data:`CONTEXTUAL_WINS` (``pair``); :data:`CATCH_UP` (``embedding``, ``extra_items``);
+  :data:`STRADDLES` / :data:`NO_INTERVAL` (``pair``, ``lean``, ``seeds_needed``); :data:`STOPPED_EARLY`
+  (``pair``, ``cut_from``).
+- evidence gates (``Recommendation.problems``): :data:`NO_CONTEXTUAL`, :data:`ONLY_CONTEXTUAL`,
+  :data:`FEW_SIZES` (``n``, ``need``), :data:`FEW_SEEDS` (``thin`` {embedding: seeds}, ``need``).
+- reasons (``Recommendation.reason_notes``): :data:`HEADROOM`, :data:`GAP` (``pair``), :data:`INTERVALS`
+  (``hierarchical``, ``n_boot``, ``n_items``), :data:`REPAIRED` (``scores`` {embedding: (repaired,
+  strict)}), :data:`LOSS` (``loss``), :data:`EFFICIENCY` (``embedding``, ``baseline``),
+  :data:`EXTRAPOLATION` (``embedding``), :data:`BUDGET` (``items``), :data:`COST_RATIO` (``pair``,
+  ``columns``), :data:`SERVING_PRICE` (``per_hour``, ``prices`` {embedding: price}),
+  :data:`OVER_LATENCY` (``embedding``, ``latency``, ``budget``), :data:`SLICES_CARRY` (``metrics``,
+  ``tested``), :data:`SLICES_NONE` (``tested``), :data:`ENCODER` (``text``: the encoder's own sentence
+  from :mod:`advisor.contextuality`).
+- caveats (``Recommendation.caveat_notes``): :data:`UNDER_TRAINED` (``points``), :data:`SLICE_OVERLAP`
+  (``pairs``), :data:`JUDGED_BELOW` (``size``, ``cut_from``, ``min_seeds``), :data:`RUN_STATUS`
+  (``status``), :data:`MISSES_LATENCY` (``latency``, ``budget``), :data:`FEW_FIT_SIZES` (``n``,
+  ``need``), :data:`ENCODER` (``text``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.vocabulary import PAIRS
+
+__all__ = [
+    "BASELINES",
+    "CONTEXTUAL",
+    "DISTILLED_ENOUGH",
+    "HIERARCHICAL",
+    "INCONCLUSIVE",
+    "LABEL_MORE",
+    "RANDOM_ENOUGH",
+    "STATIC_ENOUGH",
+    "USE_CONTEXTUAL",
+    "VERDICTS",
+    "Note",
+]
+
+#: The family every other one is weighed against: the question is whether it is worth its cost.
+CONTEXTUAL = "contextual"
+#: The paper's cheaper families, in the order the verdict reads them against contextual (data efficiency,
+#: extrapolations, cost ratios, difficulty slices).
+BASELINES: tuple[str, ...] = tuple(b for a, b in PAIRS if a == CONTEXTUAL)
+
+USE_CONTEXTUAL = "use contextual"
+STATIC_ENOUGH = "static is enough"
+#: static vectors distilled from the encoder (advisor.embeddings._distilled) serve well enough
+DISTILLED_ENOUGH = "distilled is enough"
+RANDOM_ENOUGH = "random is enough"
+LABEL_MORE = "label more data instead"
+INCONCLUSIVE = "inconclusive"
+#: Every verdict, as the ``advisor.verdict`` tag and ``verdict.json`` name it.
+VERDICTS: tuple[str, ...] = (
+    USE_CONTEXTUAL,
+    DISTILLED_ENOUGH,
+    STATIC_ENOUGH,
+    RANDOM_ENOUGH,
+    LABEL_MORE,
+    INCONCLUSIVE,
+)
+
+#: The interval method of a gap computed from per-item scores (``ScoreGap.method``).
+HIERARCHICAL = "hierarchical bootstrap over seeds and test sentences (paired)"
+
+# -- the rule behind the verdict
+NOT_JUDGED = "not_judged"
+ENOUGH = "enough"
+CONTEXTUAL_WINS = "contextual_wins"
+CATCH_UP = "catch_up"
+STRADDLES = "straddles"
+NO_INTERVAL = "no_interval"
+STOPPED_EARLY = "stopped_early"
+
+# -- evidence gates
+NO_CONTEXTUAL = "no_contextual"
+ONLY_CONTEXTUAL = "only_contextual"
+FEW_SIZES = "few_sizes"
+FEW_SEEDS = "few_seeds"
+
+# -- reasons
+HEADROOM = "headroom"
+GAP = "gap"
+INTERVALS = "intervals"
+REPAIRED = "repaired"
+LOSS = "loss"
+EFFICIENCY = "efficiency"
+EXTRAPOLATION = "extrapolation"
+BUDGET = "budget"
+COST_RATIO = "cost_ratio"
+SERVING_PRICE = "serving_price"
+OVER_LATENCY = "over_latency"
+SLICES_CARRY = "slices_carry"
+SLICES_NONE = "slices_none"
+ENCODER = "encoder"
+
+# -- caveats
+UNDER_TRAINED = "under_trained"
+SLICE_OVERLAP = "slice_overlap"
+JUDGED_BELOW = "judged_below"
+RUN_STATUS = "run_status"
+MISSES_LATENCY = "misses_latency"
+FEW_FIT_SIZES = "few_fit_sizes"
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing the decision found: a code (above) and the numbers a sentence about it needs."""
+
+    code: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
