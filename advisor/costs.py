@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from advisor.data import Corpus
+from advisor.vocabulary import family
 
 __all__ = [
     "BATCH1_ITEMS",
@@ -252,9 +253,7 @@ def serving_embedding(name: str, options: dict[str, Any], splits: Any) -> Any:
     """A fitted embedding as a server would load it: the contextual feature cache switched off."""
     from advisor.embeddings import make_embedding
 
-    opts = dict(options)
-    if name == "contextual":
-        opts["use_cache"] = False
+    opts = {**options, **dict(family(name).serving_options)}
     embedding = make_embedding(name, **opts)
     embedding.fit(splits.train)
     return embedding

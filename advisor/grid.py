@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_APP_PROFILE",
     "Cell",
+    "CellKey",
     "GridPlan",
     "Profile",
+    "cell_label",
     "estimate_seconds",
     "expected_duration_text",
     "plan_grid",
@@ -101,6 +103,10 @@ for _profile in (
     profiles.register(_profile.name, description=_profile.description)(_profile)
 
 
+#: A cell's identity, (embedding, size, seed): the key of its predictions, scores and layer weights.
+CellKey = tuple[str, int, int]
+
+
 @dataclass(frozen=True)
 class Cell:
     """One training run of the grid."""
@@ -109,6 +115,17 @@ class Cell:
     size: int
     seed: int
     lr: float | None = None  # a learning-rate trial (advisor.pipeline._tune); None: the family's chosen rate
+
+    @property
+    def key(self) -> CellKey:
+        """What the cell's results are kept under everywhere (a rate trial is not part of it)."""
+        return (self.embedding, self.size, self.seed)
+
+
+def cell_label(key: CellKey) -> str:
+    """``embedding/size/seed``: a cell's key written as one name (a table column, a reference entry)."""
+    embedding, size, seed = key
+    return f"{embedding}/{size}/{seed}"
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,11 @@ from advisor.verdict import (
     LearningCurveFit,
     curve_summary,
 )
-from advisor.vocabulary import ordered
+from advisor.vocabulary import FAMILIES, ordered
 
 __all__ = [
-    "EMBEDDING_COLORS",
+    "OTHER_COLOR",
+    "embedding_colors",
     "plot_costs",
     "plot_data_efficiency",
     "plot_difficulty_gaps",
@@ -34,12 +35,17 @@ __all__ = [
     "plot_learning_curves",
 ]
 
-#: One colour per embedding family, the same in every figure.
-EMBEDDING_COLORS: dict[str, str] = {"random": "#8c8c8c", "static": "#1f77b4", "contextual": "#ff7f0e"}
+#: The colour of a name that is no registered family.
+OTHER_COLOR = "#17becf"
+
+
+def embedding_colors() -> dict[str, str]:
+    """One colour per registered family, the same in every figure (each family declares its own)."""
+    return {name: declared.colour for name, declared in FAMILIES.items()}
 
 
 def _color(name: str) -> str:
-    return EMBEDDING_COLORS.get(name, "#2ca02c")
+    return FAMILIES[name].colour if name in FAMILIES else OTHER_COLOR
 
 
 def _unit(values: Any) -> np.ndarray:

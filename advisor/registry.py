@@ -31,6 +31,11 @@ class Registry(Generic[T]):
 
         return decorator
 
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (a test that registers a toy entry cleans up with this)."""
+        self._items.pop(name, None)
+        self._meta.pop(name, None)
+
     def get(self, name: str) -> T:
         try:
             return self._items[name]

@@ -13,8 +13,6 @@ show the same run. The order of work is what makes resume cheap and honest:
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -35,6 +33,7 @@ from advisor.pipeline import (
     StageContext,
     choose_learning_rates,
     extension_floor,
+    featurize_missing,
     final_report,
     finished_scores,
     known_rates,
@@ -282,7 +281,9 @@ def _start_cells(
 ) -> tuple[Iterator[CellOutcome], int]:
     """Featurize what the pending cells need (``cache``: features an earlier batch of this process
     made), open their child runs, and start the executor."""
-    features = _featurize_missing(plan.grid, pending, plan.options, splits, tracker, timings, notify, cache)
+    features = featurize_missing(
+        plan.grid, pending, plan.options, splits, tracker, timings, notify, ProgressEvent, cache
+    )
     orders = {seed: subset_order(splits.train, seed) for seed in plan.grid.seeds}
     state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
     for cell in pending:
@@ -401,112 +402,6 @@ def _finetune_extension(
     settings: RunSettings, grid: GridPlan, options: dict[str, Any], device: str
 ) -> GridPlan:
     return _with_finetune(settings, profiles.get(settings.profile), grid, options, device)
-
-
-_FEATURIZE_ORDER = ("static", "random", "contextual", "distilled")  # static first: random matches its norm
-
-
-def _fit_embedding(
-    name: str,
-    opts: dict[str, Any],
-    pending: list[Cell],
-    splits: DataSplits,
-    notify: Callable[[ProgressEvent], None],
-) -> tuple[Any, Any, float]:
-    """(features, embedding, raw-text encode seconds): random gets one table per seed (drawn from the
-    cell seed, see advisor.embeddings._random); the others featurize train/dev/test once."""
-    from advisor.embeddings import make_embedding
-
-    if name == "random":
-        tables = {}
-        for seed in sorted({c.seed for c in pending if c.embedding == "random"}):
-            tables[seed] = embedding = make_embedding(name, **{**opts, "seed": seed})
-            embedding.fit(splits.train)
-        return tables, embedding, math.nan
-    embedding = make_embedding(name, **opts)
-    if hasattr(embedding, "on_progress"):  # the encoder reports batches: items/s and ETA
-        from advisor.progress import FeaturizeMeter
-
-        parts = [len(splits.train), len(splits.dev), len(splits.test)]
-        embedding.on_progress = FeaturizeMeter(name, parts, notify, ProgressEvent)
-    embedding.fit(splits.train)
-    features, encode_seconds = [], 0.0
-    for part in (splits.train, splits.dev, splits.test):
-        features.append(embedding.featurize(part))
-        encode_seconds += embedding.last_encode_seconds  # NaN unless the family tracks it (the encoder does)
-    return tuple(features), embedding, encode_seconds
-
-
-def _embedding_info(name: str, embedding: Any) -> dict[str, Any]:
-    described = embedding.describe()
-    return {
-        "embedding": name,
-        "model": str(described.get("model", described.get("path", name))),
-        "dim": int(embedding.dim),
-        "embedding_bytes": int(embedding.storage_bytes),
-        "cache_hit": bool(getattr(embedding, "last_cache_hit", False)),
-        **{f"info_{k}": v for k, v in described.items() if isinstance(v, int | float | str)},
-    }
-
-
-def _featurize_missing(
-    plan: GridPlan,
-    pending: list[Cell],
-    options: dict[str, dict[str, Any]],
-    splits: DataSplits,
-    tracker: AnalysisTracker,
-    timings: dict[str, float],
-    notify: Callable[[ProgressEvent], None],
-    cache: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """Features for ``pending``: from ``cache`` where an earlier batch made them, featurized otherwise
-    (featurizing again would overwrite the logged featurize times with cache-hit times)."""
-    if cache is None:
-        return _featurize(plan, pending, options, splits, tracker, timings, notify)
-
-    def cached(cell: Cell) -> bool:
-        entry = cache.get(cell.embedding)
-        return entry is not None and (not isinstance(entry, dict) or cell.seed in entry)
-
-    missing = [c for c in pending if not cached(c)]
-    fresh = _featurize(plan, missing, options, splits, tracker, timings, notify) if missing else {}
-    for name, entry in fresh.items():  # random: one table per seed, merged
-        cache[name] = {**cache[name], **entry} if isinstance(entry, dict) and name in cache else entry
-    return cache
-
-
-def _featurize(
-    plan: GridPlan,
-    pending: list[Cell],
-    options: dict[str, dict[str, Any]],
-    splits: DataSplits,
-    tracker: AnalysisTracker,
-    timings: dict[str, float],
-    notify: Callable[[ProgressEvent], None],
-) -> dict[str, tuple[Any, Any, Any]]:
-    """Featurize train/dev/test once per embedding that still has pending cells."""
-    needed = [e for e in plan.embeddings if any(c.embedding == e for c in pending)]
-    features: dict[str, Any] = {}
-    info, metrics, static_norm = [], {}, None
-    n_items = len(splits.train) + len(splits.dev) + len(splits.test)
-    for name in sorted(needed, key=_FEATURIZE_ORDER.index):
-        notify(ProgressEvent("featurize", message=f"featurizing with {name}"))
-        t0 = time.perf_counter()
-        opts = dict(options[name])
-        if name == "random" and static_norm is not None and "target_norm" not in opts:
-            opts["target_norm"] = static_norm
-        features[name], embedding, encode_seconds = _fit_embedding(name, opts, pending, splits, notify)
-        seconds = time.perf_counter() - t0
-        if name == "static":
-            static_norm = float(embedding.mean_norm)
-        timings[f"featurize.{name}"] = metrics[f"featurize_seconds.{name}"] = seconds
-        if math.isfinite(encode_seconds):
-            metrics[f"encode_seconds.{name}"] = encode_seconds
-        metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
-        info.append(_embedding_info(name, embedding))
-    tracker.log_parent_metrics(metrics)
-    tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
-    return features
 
 
 def _has_analysis(tracker: AnalysisTracker) -> bool:

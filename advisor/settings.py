@@ -27,6 +27,7 @@ from advisor.vocabulary import PAPER_FAMILIES, parse_list
 __all__ = [
     "DATA_OPTIONS",
     "DEFAULT_EXPERIMENT",
+    "DEFAULT_POOLING",
     "FORM_LABELS",
     "SETTINGS",
     "RunSettings",
@@ -39,6 +40,11 @@ __all__ = [
 
 #: The MLflow experiment a run logs to unless ``--experiment`` names another (the tracker's default too).
 DEFAULT_EXPERIMENT = "advisor"
+
+#: How a word gets one vector from its sub-word pieces unless ``--pooling`` says otherwise: its first
+#: piece (as BERT's NER head reads it). The run, the layer sweep, the contextuality command and the app
+#: all default to it.
+DEFAULT_POOLING = "first"
 
 
 @dataclass
@@ -62,7 +68,7 @@ class RunSettings:
     profile: str = "default"
     contextual: str | None = None
     layer: str = "mix"
-    pooling: str = "first"
+    pooling: str = DEFAULT_POOLING
     # the distilled family's layer; None = its default (advisor.embeddings._distilled)
     distill_layer: str | None = None
     static: str | None = None

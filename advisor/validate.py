@@ -14,6 +14,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -56,9 +57,10 @@ from advisor.embeddings import embedding_choices
 from advisor.finetune import parse_finetune_sizes
 from advisor.grid import Profile, profiles
 from advisor.settings import RunSettings
-from advisor.vocabulary import task_choices
+from advisor.vocabulary import family, task_choices
 
 __all__ = [
+    "FAMILY_CHECKS",
     "TRACKING_SCHEMES",
     "check_data_path",
     "check_device",
@@ -107,12 +109,7 @@ def validate_settings(settings: RunSettings) -> None:
     _check_numbers(settings)
     if settings.static is not None:
         check_static_file(settings.static)
-    if "contextual" in settings.embeddings:
-        check_pooling(settings.pooling)
-        check_layer(settings.layer, encoder_layers(settings.contextual))
-    if "distilled" in settings.embeddings:
-        check_pooling(settings.pooling)
-        check_distill_layer(settings.distill_layer, encoder_layers(settings.contextual))
+    _check_families(settings)
     _check_finetune(settings, finetune, profile)
     if settings.device is not None:
         check_device(settings.device)
@@ -123,6 +120,24 @@ def validate_settings(settings: RunSettings) -> None:
     check_backend(settings.backend, settings.ray_address)
     check_experiment(settings.experiment)
     check_tags(settings.tags)
+
+
+#: The setting checks a family may name in ``Family.checks``, run in this order when a chosen family does.
+FAMILY_CHECKS: dict[str, Callable[[RunSettings], None]] = {
+    "pooling": lambda settings: check_pooling(settings.pooling),
+    "layer": lambda settings: check_layer(settings.layer, encoder_layers(settings.contextual)),
+    "distill_layer": lambda settings: check_distill_layer(
+        settings.distill_layer, encoder_layers(settings.contextual)
+    ),
+}
+
+
+def _check_families(settings: RunSettings) -> None:
+    """The checks the chosen families declare, each once (contextual and distilled share pooling)."""
+    wanted = {check for name in settings.embeddings for check in family(name).checks}
+    for name, check in FAMILY_CHECKS.items():
+        if name in wanted:
+            check(settings)
 
 
 def _check_finetune(settings: RunSettings, tokens: tuple[str, ...] | None, profile: Profile) -> None:

@@ -4,9 +4,11 @@ Why one module: the CLI, the app, the runner, the difficulty slices, the verdict
 all name the same families in the same order and score the same units the same way; copies of these
 tuples had drifted (two orders of the families, three "task -> primary metric" rules).
 
-- :class:`Family`: an embedding family and its place in the cost order (cheapest first). Costs leave
-  gaps so a new family slots in without renumbering (``distilled`` between static and contextual,
-  ``finetuned`` after contextual).
+- :class:`Family`: an embedding family, declared once with everything the rooms ask of it (its options
+  from the settings, checks, featurize order, serving, colour, label, verdict rule) and registered in
+  :data:`FAMILIES` with :func:`register_family`; its cost places it in the cost order (cheapest first).
+  Costs leave gaps so a new family slots in without renumbering (``distilled`` between static and
+  contextual, ``finetuned`` after contextual).
 - :func:`pairs`: (costlier, cheaper) pairs in the order the verdict reads them.
 - :class:`TaskSpec`: per task its primary metric, unit of analysis, scorer and unit correctness,
   registered in :data:`advisor.registry.tasks`.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -25,41 +27,210 @@ from advisor.registry import tasks
 from advisor.stats import EntitySpan, recognised_exactly
 
 __all__ = [
+    "ENOUGH_AGAINST",
     "FAMILIES",
     "PAIRS",
     "PAPER_FAMILIES",
+    "SERVING_KINDS",
+    "Borrow",
     "Family",
+    "FamilyOptions",
+    "FamilySettings",
     "TaskSpec",
     "family",
+    "family_label",
+    "featurize_order",
+    "is_frozen",
     "ordered",
     "pairs",
     "parse_list",
     "primary_metric",
+    "register_family",
     "task_choices",
     "task_spec",
     "units_correct",
+    "unregister_family",
 ]
+
+
+class FamilySettings(Protocol):
+    """What families read from the run's settings (:class:`advisor.settings.RunSettings` has it all).
+
+    A protocol, not the class: the settings sit above this module (they name the default families).
+    """
+
+    @property
+    def static(self) -> str | None: ...
+    @property
+    def contextual(self) -> str | None: ...
+    @property
+    def layer(self) -> str: ...
+    @property
+    def pooling(self) -> str: ...
+    @property
+    def distill_layer(self) -> str | None: ...
+    @property
+    def cache_dir(self) -> str | None: ...
+
+
+#: A family's options from the run's settings: ``(settings, random_dim, device) -> options``.
+FamilyOptions = Callable[[FamilySettings, int, str], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Borrow:
+    """An option a family takes from another family fitted before it in the same run.
+
+    Why: random vectors are scaled to static's mean norm, so the two differ in content, not scale.
+    """
+
+    family: str  # the family fitted first
+    attribute: str  # read from its fitted embedding
+    option: str  # set on this family's options unless the settings set it
 
 
 @dataclass(frozen=True)
 class Family:
-    """An embedding family; ``cost`` orders families cheapest first (gaps leave room for new ones)."""
+    """An embedding family and everything the rooms ask about it, declared once.
+
+    ``cost`` orders families cheapest first (gaps leave room for new ones). ``options`` builds the
+    family's options from the settings (None: not planned from the grid; the fine-tuned reference is
+    added by its grid extension). ``checks`` names the setting checks :mod:`advisor.validate` runs
+    when the family is chosen. ``after`` / ``borrows``: families featurized first and what is taken
+    from them. ``per_seed``: one fitted embedding per cell seed. ``serving_options`` switch a fitted
+    embedding to what a server loads; ``served_by`` says how serving is timed (``"embedding"``: a
+    frozen embedding + head, :mod:`advisor.costs`; ``"finetune"``: :mod:`advisor.finetune`).
+    ``enough``: whether the verdict may say "<name> is enough" and which gap it states (None: never).
+    """
 
     name: str
     cost: int
     description: str
+    label: str  # how the verdict names it: "Static embeddings are enough"
+    colour: str  # the same in every figure
+    options: FamilyOptions | None
+    frozen: bool = True
+    checks: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    borrows: tuple[Borrow, ...] = ()
+    per_seed: bool = False
+    serving_options: tuple[tuple[str, Any], ...] = ()
+    served_by: str = "embedding"
+    enough: str | None = None  # its "… is enough" verdict is stated against: "costlier" | "contextual"
+    enough_serving_share: bool = False  # that verdict also states its share of contextual's latency
 
 
-FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in (
-        Family("random", 10, "fixed random vectors per training word"),
-        Family("static", 20, "pretrained word vectors (GloVe, word2vec, fastText)"),
-        Family("distilled", 30, "static vectors distilled from a contextual encoder"),
-        Family("contextual", 40, "a frozen pretrained encoder (BERT-class)"),
-        Family("finetuned", 50, "an encoder fine-tuned on the training split"),
-    )
-}
+def _random_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
+    options: dict[str, Any] = {"dim": random_dim}
+    if settings.static:
+        options["static_path"] = settings.static
+    return options
+
+
+def _static_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
+    return {"path": settings.static} if settings.static else {}
+
+
+def _contextual_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
+    options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
+    if settings.contextual:
+        options["model"] = settings.contextual
+    if settings.cache_dir:
+        options["cache_dir"] = settings.cache_dir
+    return options
+
+
+def _distilled_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
+    """Same encoder and pooling as contextual: it reads contextual's feature cache."""
+    options: dict[str, Any] = {"pooling": settings.pooling, "device": device}
+    for option, value in (
+        ("model", settings.contextual),
+        ("cache_dir", settings.cache_dir),
+        ("layer", settings.distill_layer),
+    ):
+        if value is not None:
+            options[option] = value
+    return options
+
+
+#: What a family's "… is enough" verdict is stated against (``Family.enough``): the worst gap of any
+#: costlier family, or contextual's gap to it.
+ENOUGH_AGAINST: tuple[str, ...] = ("costlier", "contextual")
+#: How a family's serving is timed (``Family.served_by``): a frozen embedding + head, or the fine-tuned model.
+SERVING_KINDS: tuple[str, ...] = ("embedding", "finetune")
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register_family(declared: Family) -> Family:
+    """Add ``declared`` to :data:`FAMILIES` (a family module plus this call is a new family)."""
+    if declared.name in FAMILIES:
+        raise ValueError(f"embedding family {declared.name!r} registered twice")
+    FAMILIES[declared.name] = declared
+    return declared
+
+
+def unregister_family(name: str) -> None:
+    """Remove family ``name`` (tests that register a toy family clean up with this)."""
+    FAMILIES.pop(name, None)
+
+
+for _family in (
+    Family(
+        "random",
+        10,
+        "fixed random vectors per training word",
+        label="Random embeddings",
+        colour="#8c8c8c",
+        options=_random_options,
+        after=("static",),
+        borrows=(Borrow("static", "mean_norm", "target_norm"),),
+        per_seed=True,
+        enough="costlier",
+    ),
+    Family(
+        "static",
+        20,
+        "pretrained word vectors (GloVe, word2vec, fastText)",
+        label="Static embeddings",
+        colour="#1f77b4",
+        options=_static_options,
+        enough="contextual",
+    ),
+    Family(
+        "distilled",
+        30,
+        "static vectors distilled from a contextual encoder",
+        label="Distilled static vectors",
+        colour="#2ca02c",
+        options=_distilled_options,
+        checks=("pooling", "distill_layer"),
+        after=("contextual",),
+        enough="contextual",
+        enough_serving_share=True,
+    ),
+    Family(
+        "contextual",
+        40,
+        "a frozen pretrained encoder (BERT-class)",
+        label="Contextual embeddings",
+        colour="#ff7f0e",
+        options=_contextual_options,
+        checks=("pooling", "layer"),
+        serving_options=(("use_cache", False),),
+    ),
+    Family(
+        "finetuned",
+        50,
+        "an encoder fine-tuned on the training split",
+        label="Finetuned embeddings",
+        colour="#d62728",
+        options=None,
+        frozen=False,
+        served_by="finetune",
+    ),
+):
+    register_family(_family)
 
 #: The three families of Arora et al. (2020): the default grid of a run.
 PAPER_FAMILIES: tuple[str, ...] = ("random", "static", "contextual")
@@ -73,11 +244,39 @@ def family(name: str) -> Family:
         raise E201(kind="embedding family", name=name, choices=", ".join(FAMILIES)) from None
 
 
+def is_frozen(name: str) -> bool:
+    """Whether ``name`` is a frozen family (what the verdict decides on); a name that is no family is."""
+    return name not in FAMILIES or FAMILIES[name].frozen
+
+
+def family_label(name: str) -> str:
+    """How the verdict names family ``name`` ("Static embeddings"); a name that is no family: "<Name> embeddings"."""
+    return FAMILIES[name].label if name in FAMILIES else f"{name.capitalize()} embeddings"
+
+
 def ordered(names: Iterable[str]) -> list[str]:
     """``names`` cheapest family first; names that are no family keep their order, after the families."""
     names = list(names)
     known = sorted((n for n in names if n in FAMILIES), key=lambda n: FAMILIES[n].cost)
     return known + [n for n in names if n not in FAMILIES]
+
+
+def featurize_order(names: Iterable[str]) -> list[str]:
+    """``names`` cheapest first, each after the families it declares in ``after`` (when present)."""
+    names = ordered(names)
+    done: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        for first in FAMILIES[name].after if name in FAMILIES else ():
+            if first in names:
+                visit(first)
+        done.append(name)
+
+    for name in names:
+        visit(name)
+    return done
 
 
 def pairs(names: Iterable[str] = PAPER_FAMILIES) -> tuple[tuple[str, str], ...]:

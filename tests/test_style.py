@@ -40,9 +40,7 @@ MAX_FUNCTION_LINES = 60  # from the ``def`` line to the last line of the body, d
 
 #: Files (relative to the checkout) still over a limit, with why; each is a strict xfail, so the
 #: entry goes with the split that fixes it (issue 27 item 6).
-KNOWN_LONG = {
-    "advisor/runner.py": "over 500 lines: its stages are moving out (issue 27 items 1-2)",
-}
+KNOWN_LONG: dict[str, str] = {}
 
 
 def too_long(path: Path, root: Path) -> list[str]:

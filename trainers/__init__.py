@@ -2,7 +2,9 @@
 
 ``fit_and_evaluate(train_feats, train_corpus, dev_feats, dev_corpus, eval_feats, eval_corpus,
 config)`` trains a BiLSTM(-CRF) tagger (NER) or a CNN / BiLSTM classifier, early-stops on dev and
-returns a :class:`TrainResult` with eval scores, per-item predictions and p(gold), and costs.
+returns a :class:`TrainResult` with eval scores, per-item predictions and p(gold), and costs. The
+headline metric comes from the caller's task spec (``scoring=TaskScoring(task, primary_metric)``),
+else the task's default (:func:`default_primary`).
 ``finetune_and_evaluate(model, train, dev, eval, FineTuneConfig())`` is the fine-tuned reference: the
 encoder itself trained end to end with a linear head, returning the same :class:`TrainResult`.
 """
@@ -27,6 +29,8 @@ _EXPORTS = {
     "ner_scores": "_evaluate",
     "repair_iob2": "_evaluate",
     "resolve_precision": "_precision",
+    "TaskScoring": "_scoring",
+    "default_primary": "_scoring",
     "fit_and_evaluate": "_loop",
     "FineTuneConfig": "_finetune",
     "FineTuner": "_finetune",
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
     from trainers._loop import fit_and_evaluate
     from trainers._model import ServingModel
     from trainers._precision import resolve_precision
+    from trainers._scoring import TaskScoring, default_primary
     from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
 
 
@@ -89,11 +94,13 @@ __all__ = [
     "LinearChainCRF",
     "RowView",
     "ServingModel",
+    "TaskScoring",
     "TokenFeatures",
     "TrainConfig",
     "TrainResult",
     "casing_ids",
     "classification_scores",
+    "default_primary",
     "define_in",
     "finetune_and_evaluate",
     "fit_and_evaluate",

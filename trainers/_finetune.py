@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from trainers._config import TrainResult
-from trainers._evaluate import classification_scores, ner_scores, strict_f1
+from trainers._scoring import TaskScoring, scoring_for
 from trainers._system import peak_memory_mb, reproducible, resolve_device, start_memory_window
 
 __all__ = ["FineTuneConfig", "FineTuner", "finetune_and_evaluate"]
@@ -89,7 +89,14 @@ def _quiet_transformers() -> Iterator[None]:
 class FineTuner:
     """A tokenizer + encoder with a linear head for ``task`` over ``labels``; trains and predicts corpora."""
 
-    def __init__(self, model: str, task: str, labels: Sequence[str], config: FineTuneConfig) -> None:
+    def __init__(
+        self,
+        model: str,
+        task: str,
+        labels: Sequence[str],
+        config: FineTuneConfig,
+        scoring: TaskScoring | None = None,
+    ) -> None:
         from transformers import (
             AutoModelForSequenceClassification,
             AutoModelForTokenClassification,
@@ -97,6 +104,7 @@ class FineTuner:
         )
 
         self.task, self.labels, self.config = task, list(labels), config
+        self.scoring = scoring_for(task, scoring)  # the caller's headline, else the task's default
         self.label_index = {label: i for i, label in enumerate(self.labels)}
         kwargs = _hub_kwargs(model)
         tokenizer = AutoTokenizer.from_pretrained(model, **kwargs)
@@ -183,6 +191,7 @@ class FineTuner:
         optimizer, schedule = self._optimizer(steps_per_epoch * c.max_epochs)
         best, best_loss, best_state = -1.0, float("inf"), copy.deepcopy(self.model.state_dict())
         history: list[float] = []
+        dev_score = self.scoring.dev_scorer(dev.labels)
         for _epoch in range(c.max_epochs):
             self.model.train()
             for items in _length_batches(data, keep, c.batch_size, rng):
@@ -193,7 +202,7 @@ class FineTuner:
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)
             predictions, _, dev_loss = self.predict_encoded(dev_data, dev)
-            score = _primary(self.task, dev.labels, predictions)
+            score = dev_score(predictions)
             history.append(score)
             if score > best or (score == best and dev_loss < best_loss):
                 best, best_loss = score, dev_loss
@@ -297,12 +306,6 @@ def _length_batches(
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def _primary(task: str, gold: Sequence[Any], predictions: Sequence[Any]) -> float:
-    if task == "ner":
-        return strict_f1(gold, predictions)
-    return classification_scores(gold, predictions)["accuracy"]
-
-
 def _labels(*corpora: Any) -> list[str]:
     found: set[str] = set()
     for corpus in corpora:
@@ -312,32 +315,34 @@ def _labels(*corpora: Any) -> list[str]:
 
 
 def finetune_and_evaluate(
-    model: str, train: Any, dev: Any, evaluation: Any, config: FineTuneConfig | None = None
+    model: str,
+    train: Any,
+    dev: Any,
+    evaluation: Any,
+    config: FineTuneConfig | None = None,
+    scoring: TaskScoring | None = None,
 ) -> TrainResult:
-    """Fine-tune ``model`` on ``train``, early-stop on ``dev``, score on ``evaluation`` (a TrainResult)."""
+    """Fine-tune ``model`` on ``train``, early-stop on ``dev``, score on ``evaluation`` (a TrainResult).
+
+    ``scoring``: the task's headline metric from the caller's task spec (default: the task's own).
+    """
     config = config or FineTuneConfig()
     task = train.task
+    scoring = scoring_for(task, scoring)
     labels = _labels(train, dev, evaluation)
     device = resolve_device(config.device)
     rng = np.random.default_rng(config.seed)
     with reproducible(config.seed, device, config.num_threads):
         baseline = start_memory_window(device)
-        tuner = FineTuner(model, task, labels, config)
+        tuner = FineTuner(model, task, labels, config, scoring)
         started = time.perf_counter()
         dev_score, history, steps_per_epoch = tuner.fit(train, dev, rng)
         train_seconds = time.perf_counter() - started
         started = time.perf_counter()
         predictions, gold_probs = tuner.predict(evaluation)
         inference_seconds = time.perf_counter() - started
-    primary = "f1" if task == "ner" else "accuracy"
-    if len(evaluation.labels):
-        scores = (
-            ner_scores(evaluation.labels, predictions)
-            if task == "ner"
-            else classification_scores(evaluation.labels, predictions)
-        )
-    else:
-        scores = {primary: 0.0}
+    primary = scoring.primary_metric
+    scores = scoring.scores(evaluation.labels, predictions)
     return TrainResult(
         task=task,
         primary_metric=primary,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -26,6 +27,7 @@ from trainers._corpus import LabelledItems as Corpus
 from trainers._errors import T201, T202, T203, T204, T205
 from trainers._features import TokenFeatures
 from trainers._model import Outputs, TaskModel
+from trainers._scoring import TaskScoring, scoring_for
 from trainers._system import peak_memory_mb, reproducible, resolve_device, start_memory_window
 
 __all__ = ["fit_and_evaluate"]
@@ -146,7 +148,8 @@ def _evaluate(
 def _splits(
     pairs: dict[str, tuple[TokenFeatures, Corpus]], config: TrainConfig
 ) -> tuple[list[str], dict[str, Split]]:
-    """The label set of all three corpora and each split's batches-on-demand view."""
+    """The label set of all three corpora and each split's batches-on-demand view (inputs checked)."""
+    _check_inputs(pairs)
     corpora = [corpus for _, corpus in pairs.values()]
     labels = label_set(*corpora)
     label_index = {label: i for i, label in enumerate(labels)}
@@ -164,11 +167,12 @@ def fit_and_evaluate(
     eval_corpus: Corpus,
     config: TrainConfig | None = None,
     train_items: np.ndarray | None = None,
+    scoring: TaskScoring | None = None,
 ) -> TrainResult:
     """Train the task's downstream model on ``train``, early-stop on ``dev``, score on ``eval``.
 
     ``train_items``: train on these items of ``train_feats`` (``train_corpus`` holds just them, in
-    this order); their rows are read from ``train_feats`` per batch instead of copied.
+    this order), read per batch, not copied. ``scoring``: the caller's headline (default: the task's).
     """
     config = config or TrainConfig()
     if train_items is not None:
@@ -178,30 +182,26 @@ def fit_and_evaluate(
         "dev": (dev_feats, dev_corpus),
         "eval": (eval_feats, eval_corpus),
     }
-    _check_inputs(pairs)
-    task = train_corpus.task
-    primary = "f1" if task == "ner" else "accuracy"
     labels, splits = _splits(pairs, config)
+    task = train_corpus.task
+    scoring = scoring_for(task, scoring)
     device = resolve_device(config.device)
     with reproducible(config.seed, device, config.num_threads):
         memory_baseline = start_memory_window(device)
-        model = TaskModel(task, labels, train_feats.dim, config, splits["train"])
+        model = TaskModel(task, labels, train_feats.dim, config, splits["train"], scoring)
         model.net.to(device)
         fitted = _fit(model, splits["train"], splits["dev"], config, device)
         eval_out, inference_seconds = _evaluate(model, splits["eval"], config, device)
-        scores = model.score(eval_corpus, eval_out.predictions) if len(eval_corpus) else {primary: 0.0}
+        scores = model.score(eval_corpus, eval_out.predictions)
     return TrainResult(
         task=task,
-        primary_metric=primary,
-        score=float(scores[primary]),
+        primary_metric=scoring.primary_metric,
+        score=float(scores[scoring.primary_metric]),
         scores=scores,
         dev_score=float(fitted.stopping.best_score),
         predictions=eval_out.predictions,
         gold_probs=eval_out.gold_probs,
-        steps=fitted.steps,
-        best_step=fitted.stopping.best_step,
-        stopped_by=fitted.stopped_by,
-        eval_every=fitted.eval_every,
+        **_training_record(fitted),
         epochs=fitted.steps * config.batch_size / max(len(train_corpus), 1),
         train_seconds=fitted.train_seconds,
         inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
@@ -210,8 +210,18 @@ def fit_and_evaluate(
         precision=model.precision,
         peak_memory_mb=peak_memory_mb(device, memory_baseline),
         labels=labels,
-        dev_history=fitted.stopping.history,
-        dev_steps=fitted.stopping.steps,
         layer_weights=model.mix.weights() if model.mix is not None else [],
         mix_gamma=float(model.mix.gamma.detach()) if model.mix is not None else float("nan"),
     )
+
+
+def _training_record(fitted: _Fitted) -> dict[str, Any]:
+    """How training went: steps, the best step, why it stopped and the dev curve."""
+    return {
+        "steps": fitted.steps,
+        "best_step": fitted.stopping.best_step,
+        "stopped_by": fitted.stopped_by,
+        "eval_every": fitted.eval_every,
+        "dev_history": fitted.stopping.history,
+        "dev_steps": fitted.stopping.steps,
+    }

@@ -18,10 +18,10 @@ from trainers._batches import Batch, Split
 from trainers._classifier import make_classifier
 from trainers._config import TrainConfig
 from trainers._corpus import LabelledItems as Corpus
-from trainers._evaluate import StrictF1, classification_scores, ner_scores
 from trainers._features import TokenFeatures
 from trainers._mix import ScalarMix, layer_norms
 from trainers._precision import autocast, resolve_precision
+from trainers._scoring import TaskScoring, scoring_for
 from trainers._tagger import BiLSTMTagger
 
 __all__ = ["Outputs", "ServingModel", "TaskModel"]
@@ -52,8 +52,17 @@ def _observed_transitions(train: Split, labels: list[str]) -> np.ndarray:
 class TaskModel:
     """The network plus task-specific forward / loss / decode, so the loop is one for both tasks."""
 
-    def __init__(self, task: str, labels: list[str], dim: int, config: TrainConfig, train: Split):
+    def __init__(
+        self,
+        task: str,
+        labels: list[str],
+        dim: int,
+        config: TrainConfig,
+        train: Split,
+        scoring: TaskScoring | None = None,
+    ):
         self.task = task
+        self.scoring = scoring_for(task, scoring)  # the caller's headline, else the task's default
         self.labels = labels
         self.precision = resolve_precision(config.precision, config.device)
         stack = train.feats.vectors
@@ -137,15 +146,11 @@ class TaskModel:
         return Outputs(predictions, gold_probs, total_loss / max(total_weight, 1))
 
     def score(self, corpus: Corpus, predictions: list) -> dict[str, float]:
-        if self.task == "ner":
-            return ner_scores(corpus.labels, predictions)
-        return classification_scores(corpus.labels, predictions)
+        return self.scoring.scores(corpus.labels, predictions)
 
     def primary_scorer(self, corpus: Corpus) -> Callable[[list], float]:
-        """The metric early stopping reads after every epoch; for NER the gold entities are found once."""
-        if self.task == "ner":
-            return StrictF1(corpus.labels)
-        return lambda predictions: classification_scores(corpus.labels, predictions)["accuracy"]
+        """The headline early stopping reads after every epoch (``TaskScoring.dev_scorer``)."""
+        return self.scoring.dev_scorer(corpus.labels)
 
 
 class ServingModel:

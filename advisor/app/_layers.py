@@ -19,6 +19,7 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.app._job import _LAUNCH
 from advisor.contextuality import encoder_name, sweep_summary
+from advisor.settings import DEFAULT_POOLING
 from advisor.tracking import find_layer_sweeps
 from advisor.tracking import load_layer_sweep as load_sweep_run
 
@@ -140,7 +141,7 @@ def layers_command(
     seeds: int,
     size: int | None = None,
     contextual: str | None = None,
-    pooling: str = "first",
+    pooling: str = DEFAULT_POOLING,
     python: str | None = None,
 ) -> list[str]:
     """The ``advisor layers`` argument list for the page's dataset (the sweep is logged as its own run)."""

@@ -19,6 +19,7 @@ from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DataOptions, with_data_options
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
+from advisor.settings import DEFAULT_POOLING
 
 __all__ = ["contextuality_command", "render_contextuality"]
 
@@ -64,7 +65,7 @@ CacheDirOpt = Annotated[
 def contextuality_command(
     data_options: DataOptions,
     contextual: ContextualOpt = None,
-    pooling: PoolingOpt = "first",
+    pooling: PoolingOpt = DEFAULT_POOLING,
     min_count: MinCountOpt = 5,
     max_occurrences: MaxOccurrencesOpt = 50,
     cache_dir: CacheDirOpt = None,

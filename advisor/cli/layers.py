@@ -18,6 +18,7 @@ from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DataOptions, with_data_options
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
+from advisor.settings import DEFAULT_POOLING
 
 __all__ = ["layers_command", "render_layer_sweep"]
 
@@ -52,7 +53,7 @@ def render_layer_sweep(sweep) -> Table:
 def layers_command(
     data_options: DataOptions,
     contextual: ContextualOpt = None,
-    pooling: PoolingOpt = "first",
+    pooling: PoolingOpt = DEFAULT_POOLING,
     size: Annotated[
         int | None,
         typer.Option("--size", help="training items (default: the middle size of the profile's grid)"),

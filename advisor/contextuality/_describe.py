@@ -16,6 +16,7 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.embeddings import is_sentence_embedding_model
+from advisor.settings import DEFAULT_POOLING
 
 __all__ = [
     "STRONGER_ENCODER",
@@ -64,7 +65,7 @@ def _reading(info: dict[str, Any], analysis: Analysis) -> tuple[str, str]:
     """How the word vector was read, and the layer count for the encoder description."""
     layer = str(info.get("info_layer", analysis.params.get("layer", "last")))
     n_layers = info.get("info_n_layers")
-    pooling = str(info.get("info_pooling", analysis.params.get("pooling", "first")))
+    pooling = str(info.get("info_pooling", analysis.params.get("pooling", DEFAULT_POOLING)))
     piece = "its first sub-word piece" if pooling == "first" else "the mean of its sub-word pieces"
     if layer == "mix":
         how = "a learned scalar mix (softmax weights + scale, ELMo-style) of all its layers"

@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from advisor.grid import CellKey
+
 __all__ = ["MIX_COLUMNS", "mix_weights_frame", "mix_weights_rows"]
 
 MIX_COLUMNS = ["embedding", "seed", "size", "layer", "weight"]
@@ -23,7 +25,7 @@ def mix_weights_rows(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return frame.sort_values(["embedding", "size", "seed", "layer"]).reset_index(drop=True)
 
 
-def mix_weights_frame(weights: dict[tuple[str, int, int], list[float]]) -> pd.DataFrame:
+def mix_weights_frame(weights: dict[CellKey, list[float]]) -> pd.DataFrame:
     """The table from weights held in memory: ``(embedding, size, seed) -> weight per layer``."""
     return mix_weights_rows(
         {"embedding": emb, "seed": int(seed), "size": int(size), "layer": layer, "weight": float(weight)}

@@ -19,6 +19,7 @@ import pandas as pd
 
 from advisor.data import DataSplits
 from advisor.grid import plan_grid, profiles, subset_indices, subset_order
+from advisor.settings import DEFAULT_POOLING
 from advisor.vocabulary import primary_metric
 
 __all__ = ["LayerSweep", "layer_sweep", "sweep_summary"]
@@ -57,7 +58,7 @@ def layer_sweep(
     splits: DataSplits,
     *,
     contextual: str | None = None,
-    pooling: str = "first",
+    pooling: str = DEFAULT_POOLING,
     size: int | None = None,
     seeds: int = 2,
     profile: str = "default",
@@ -131,9 +132,10 @@ def _sweep_one_seed(
     say: Callable[[str], None],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every single layer, then the mix, on one seed's subset: each layer sees the same items."""
-    from trainers import TrainConfig, fit_and_evaluate
+    from trainers import TaskScoring, TrainConfig, fit_and_evaluate
 
     train, dev, test = features
+    scoring = TaskScoring(splits.task, primary_metric(splits.task))  # the headline of the task spec
     idx = subset_indices(subset_order(splits.train, seed), size)
     train_seed, corpus_seed = train.subset(idx), splits.train.subset(idx)
     rows, weights = [], []
@@ -148,6 +150,7 @@ def _sweep_one_seed(
             pick(test),
             splits.test,
             TrainConfig(**config, seed=seed),
+            scoring=scoring,
         )
         rows.append(
             {

@@ -35,6 +35,7 @@ from advisor.difficulty._context import default_level
 from advisor.difficulty._items import item_metrics
 from advisor.difficulty._ner import ner_units
 from advisor.difficulty._partition import PartitionRule, partition
+from advisor.grid import CellKey, cell_label
 from advisor.stats import Resampler, two_sided_p
 from advisor.vocabulary import FAMILIES as ALL_FAMILIES
 from advisor.vocabulary import PAIRS, PAPER_FAMILIES, ordered, units_correct
@@ -43,22 +44,17 @@ __all__ = ["FAMILIES", "GAP_COLUMNS", "PAIRS", "SLICES", "gap_analysis", "item_c
 
 #: Families a prediction set may come from, costliest first (as the verdict reads the pairs).
 FAMILIES: tuple[str, ...] = tuple(ordered(PAPER_FAMILIES)[::-1])
-_UNSLICED = {(name,) for name in ALL_FAMILIES if name not in FAMILIES}
 SLICES: tuple[str, ...] = ("difficult", "easy", "difficult-minus-easy")
 GAP_COLUMNS: list[str] = [
     "metric", "size", "pair", "slice", "n_items", "score_a", "score_b", "gap", "gap_lo", "gap_hi", "n_seeds",
     "p_value",
 ]  # fmt: skip
 
-PredictionKey = tuple[str, int, int]
 
-
-def _check_predictions(
-    predictions: Mapping[PredictionKey, Sequence[Any]], evaluation: Corpus
-) -> list[PredictionKey]:
+def _check_predictions(predictions: Mapping[CellKey, Sequence[Any]], evaluation: Corpus) -> list[CellKey]:
     if not predictions:
         raise E530()
-    keys: list[PredictionKey] = []
+    keys: list[CellKey] = []
     for key, predicted in predictions.items():
         if not (isinstance(key, tuple) and len(key) == 3):
             raise E531(key=key)
@@ -84,7 +80,7 @@ def _correctness(table: pd.DataFrame, evaluation: Corpus, level: str, predicted:
 
 
 def item_correctness(
-    table: pd.DataFrame, evaluation: Corpus, predictions: Mapping[PredictionKey, Sequence[Any]]
+    table: pd.DataFrame, evaluation: Corpus, predictions: Mapping[CellKey, Sequence[Any]]
 ) -> pd.DataFrame:
     """Per-row correctness (bool) of each prediction set, one column ``embedding/size/seed`` each.
 
@@ -95,8 +91,8 @@ def item_correctness(
     if evaluation.task == "ner" and level == "token" and len(table) != evaluation.n_tokens:
         raise E535()
     columns = {
-        f"{e}/{s}/{d}": _correctness(table, evaluation, level, predictions[original])
-        for (e, s, d), original in zip(keys, predictions, strict=True)
+        cell_label(key): _correctness(table, evaluation, level, predictions[original])
+        for key, original in zip(keys, predictions, strict=True)
     }
     return pd.DataFrame(columns, index=table.index)
 
@@ -108,9 +104,11 @@ def _check_arguments(task: str, train: Corpus, evaluation: Corpus, n_boot: int) 
         raise E537(n_boot=n_boot)
 
 
-def _sliceable(predictions: Mapping[PredictionKey, Sequence[Any]]) -> dict[PredictionKey, Sequence[Any]]:
-    """Drop families outside the paper's three (distilled, the fine-tuned reference): they are in no sliced pair."""
-    return {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in _UNSLICED)}
+def _sliceable(predictions: Mapping[CellKey, Sequence[Any]]) -> dict[CellKey, Sequence[Any]]:
+    """Drop registered families outside the paper's three (distilled, the fine-tuned reference, any family
+    registered later): they are in no sliced pair. Read at call time: families may register after import."""
+    unsliced = {(name,) for name in ALL_FAMILIES if name not in FAMILIES}
+    return {k: v for k, v in predictions.items() if not (isinstance(k, tuple) and k[:1] in unsliced)}
 
 
 def _metrics_table(
@@ -137,7 +135,7 @@ def gap_analysis(
     task: str,
     train: Corpus,
     evaluation: Corpus,
-    predictions: Mapping[PredictionKey, Sequence[Any]],
+    predictions: Mapping[CellKey, Sequence[Any]],
     n_boot: int = 2000,
     seed: int = 0,
     *,
@@ -207,7 +205,7 @@ def _slice_sums(
 class _SliceBoot:
     """Slice scores at the point estimate and per bootstrap replicate (sentences, then seeds resampled)."""
 
-    def __init__(self, keys: list[PredictionKey], resampler: Resampler, sums: np.ndarray, width: int) -> None:
+    def __init__(self, keys: list[CellKey], resampler: Resampler, sums: np.ndarray, width: int) -> None:
         self.keys, self.resampler, self.width = keys, resampler, width
         self.replicates = resampler.item_totals(sums)
         self.point = sums.sum(axis=0, keepdims=True)
@@ -230,7 +228,7 @@ class _SliceBoot:
 def _gap_rows(
     metric_names: list[str],
     partitions: dict[str, Any],
-    keys: list[PredictionKey],
+    keys: list[CellKey],
     boot: _SliceBoot,
     tail: float,
 ) -> list[dict[str, Any]]:

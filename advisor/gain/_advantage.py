@@ -14,11 +14,12 @@ import pandas as pd
 
 from advisor._error_codes import E810, E811, E812
 from advisor.data import Corpus, check_predictions
+from advisor.grid import CellKey
 from advisor.vocabulary import task_spec
 
 __all__ = ["BASELINES", "PredictionKey", "advantage_table"]
 
-PredictionKey = tuple[str, int, int]
+PredictionKey = CellKey  # the predictions of one cell
 BASELINES: tuple[str, ...] = ("static", "random")
 
 

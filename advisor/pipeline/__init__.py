@@ -1,7 +1,8 @@
 """The run as a staged pipeline: plan -> executor -> sink -> analysis stages (see ``advisor.runner``).
 
 - :func:`plan_run`: a pure function of the settings and the data (grid, options, resume key, params, tags);
-- :func:`train_cells`: the executor, yielding ``(cell, result, seconds)`` as worker processes finish them;
+- :func:`run_cells`: the executor, yielding ``(cell, result, seconds)`` from worker processes or Ray,
+  each child run's cells in grid order;
 - :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
 - :func:`next_extension`: the grid's left end, halved while contextual still matches a cheaper family;
 - :data:`ANALYSIS_STAGES`: what runs after the cells (serving costs and contextuality first), each
@@ -11,8 +12,18 @@
 
 from __future__ import annotations
 
-from advisor.pipeline._execute import CellOutcome, WorkerState, cell_lr, train_cells, train_one, worker_count
+from advisor.pipeline._execute import (
+    CellOutcome,
+    WorkerState,
+    cell_lr,
+    ray_train_cells,
+    run_cells,
+    train_cells,
+    train_one,
+    worker_count,
+)
 from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
+from advisor.pipeline._featurize import featurize_missing
 from advisor.pipeline._measure import SERVING_REPEATS, measure_all_serving
 from advisor.pipeline._plan import (
     GridExtension,
@@ -53,6 +64,7 @@ __all__ = [
     "choose_learning_rates",
     "embedding_options",
     "extension_floor",
+    "featurize_missing",
     "final_report",
     "finished_scores",
     "known_rates",
@@ -61,8 +73,10 @@ __all__ = [
     "plan_run",
     "predictions_frame",
     "predictions_from_frame",
+    "ray_train_cells",
     "resolve_device",
     "resume_key",
+    "run_cells",
     "run_stages",
     "train_cells",
     "train_one",

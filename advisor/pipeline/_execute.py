@@ -1,25 +1,43 @@
-"""The executor: train cells in worker processes and yield ``(cell, result, seconds)`` as they finish.
+"""The executor: train cells locally or on Ray and yield ``(cell, result, seconds)`` in child order.
 
-The worker state (features, splits, subset orders, training config) reaches each worker through the
-pool initializer: with ``fork`` the feature matrices are shared copy-on-write, never pickled through
-a pipe, and the parent process sets no module state before forking. Results are identical whatever
-the worker count: each cell's seed and subset come from the cell, not from the worker.
+One module owns what every backend shares: the worker state, the per-cell function (:func:`train_one`)
+and the ordering (cells submitted in grid order, ``window`` in flight; each child run (embedding, seed)
+handed its outcomes in grid order). Local worker processes and Ray are two ways to run it.
+
+Local: the state reaches each worker through the pool initializer; with ``fork`` the feature matrices
+are shared copy-on-write, never pickled through a pipe, and the parent sets no module state before
+forking. Ray (``pip install "advisor[ray]"``, imported only when used): the features of each embedding,
+the splits and the subset orders go to the object store once and each task gets references; without
+an address a local runtime is started and shut down at the end. Results are identical whatever the
+backend or worker count: each cell's seed, subset and rate come from the cell, not from the worker.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from advisor._error_codes import E211
 from advisor.grid import Cell, subset_indices
+from advisor.vocabulary import primary_metric
 
-__all__ = ["CellOutcome", "WorkerState", "cell_lr", "train_cells", "train_one", "worker_count"]
+__all__ = [
+    "CellOutcome",
+    "WorkerState",
+    "cell_lr",
+    "ray_train_cells",
+    "run_cells",
+    "train_cells",
+    "train_one",
+    "worker_count",
+]
 
 #: What a worker needs: ``features`` (per embedding: train/dev/test features, or random tables per
 #: seed), ``splits``, ``orders`` (subset order per seed), ``config`` (``TrainConfig.to_dict()``) and
@@ -41,15 +59,7 @@ def worker_count(requested: int | None, device: str, n_cells: int) -> int:
     return max(1, min(os.cpu_count() or 1, 8, n_cells))
 
 
-def _worker_init(state: WorkerState) -> None:
-    import torch
-
-    _STATE.update(state)
-    torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
-    # Ctrl-C and the app's Stop reach the whole process group; only the parent decides what they
-    # mean (runs end KILLED). Workers ignore both and are killed by the parent.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+# -- one cell ----------------------------------------------------------------------------------------
 
 
 def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, Any, Any]:
@@ -78,11 +88,12 @@ def cell_lr(cell: Cell, state: WorkerState) -> float:
 
 
 def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
-    """Train and evaluate one cell from ``state`` (a worker's, or the one Ray ships per task)."""
-    from trainers import TrainConfig, fit_and_evaluate
+    """Train and evaluate one cell from ``state`` (a local worker's, or the slice a Ray task gets)."""
+    from trainers import TaskScoring, TrainConfig, fit_and_evaluate
 
     t0 = time.perf_counter()
     splits = state["splits"]
+    scoring = TaskScoring(splits.task, primary_metric(splits.task))  # the headline of the task spec
     idx = subset_indices(state["orders"][cell.seed], cell.size)
     train_feats, dev_feats, test_feats, items = _features_for(cell, state, idx)
     config = TrainConfig(**{**state["config"], "seed": cell.seed, "lr": cell_lr(cell, state)})
@@ -95,12 +106,12 @@ def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
         splits.test,
         config,
         train_items=items,
+        scoring=scoring,
     )
     return cell, result, time.perf_counter() - t0
 
 
-def _train_in_worker(cell: Cell) -> CellOutcome:
-    return train_one(cell, _STATE)
+# -- the ordering, whatever runs the cells -----------------------------------------------------------
 
 
 class _InChildOrder:
@@ -126,35 +137,166 @@ class _InChildOrder:
         return ready
 
 
-def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
-    """Yield (cell, result, seconds) as cells finish, ``n_workers`` in flight in grid order.
-
-    Each child run (embedding, seed) gets its outcomes in grid order (sizes ascending).
+def _in_flight(
+    cells: list[Cell],
+    window: int,
+    submit: Callable[[Cell], Any],
+    wait_any: Callable[[list[Any]], tuple[list[CellOutcome], list[Any]]],
+    stop: Callable[[list[Any]], None],
+) -> Iterator[CellOutcome]:
+    """Keep ``window`` cells in flight in grid order (sizes ascending), so an interrupted run leaves
+    curve prefixes behind; hand outcomes on in child order; on error or Ctrl-C ``stop`` what still runs.
     """
+    in_order = _InChildOrder(cells)
+    queue = deque(cells)
+    running = [submit(queue.popleft()) for _ in range(min(window, len(queue)))]
+    finished_cleanly = False
+    try:
+        while running:
+            outcomes, running = wait_any(running)
+            for outcome in outcomes:
+                if queue:
+                    running.append(submit(queue.popleft()))
+                yield from in_order.release(outcome)
+        finished_cleanly = True
+    finally:
+        if not finished_cleanly:
+            stop(running)
+
+
+# -- local worker processes --------------------------------------------------------------------------
+
+
+def _worker_init(state: WorkerState) -> None:
+    import torch
+
+    _STATE.update(state)
+    torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
+    # Ctrl-C and the app's Stop reach the whole process group; only the parent decides what they
+    # mean (runs end KILLED). Workers ignore both and are killed by the parent.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _train_in_worker(cell: Cell) -> CellOutcome:
+    return train_one(cell, _STATE)
+
+
+def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
+    """Yield (cell, result, seconds) from ``n_workers`` forked processes (one: in this process)."""
     if n_workers <= 1:
         for cell in cells:
             yield train_one(cell, state)
         return
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(n_workers, mp_context=context, initializer=_worker_init, initargs=(state,))
-    finished_cleanly = False
-    in_order = _InChildOrder(cells)
+
+    def wait_any(running: list[Future]) -> tuple[list[CellOutcome], list[Future]]:
+        done, pending = wait(running, return_when=FIRST_COMPLETED)
+        return [future.result() for future in done], list(pending)
+
+    def kill(_running: list[Future]) -> None:  # stop the workers now, not after their current cell
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()  # SIGKILL: workers ignore SIGINT/SIGTERM
+
     try:
-        queue = list(cells)
-        running = {pool.submit(_train_in_worker, queue.pop(0)) for _ in range(min(n_workers, len(queue)))}
-        while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                # Keep exactly n_workers cells in flight, in grid order (sizes ascending).
-                if queue:
-                    running.add(pool.submit(_train_in_worker, queue.pop(0)))
-                yield from in_order.release(future.result())
-        finished_cleanly = True
+        yield from _in_flight(
+            cells, n_workers, lambda cell: pool.submit(_train_in_worker, cell), wait_any, kill
+        )
     finally:
-        if not finished_cleanly:  # error or Ctrl-C: stop the workers now, not after their current cell
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()  # SIGKILL: workers ignore SIGINT/SIGTERM
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- Ray ---------------------------------------------------------------------------------------------
+
+
+def _train_remote(
+    cell: Cell, features: Any, splits: Any, orders: Any, config: dict, lrs: dict
+) -> CellOutcome:
+    """One cell on a Ray worker: :func:`train_one`, fed with this cell's slice of the state."""
+    import torch
+
+    torch.set_num_threads(1)  # one CPU per task, as a local worker process
+    state = {"features": {cell.embedding: features}, "splits": splits, "orders": orders}
+    return train_one(cell, {**state, "config": config, "lrs": lrs})
+
+
+@contextlib.contextmanager
+def _ray_runtime(address: str | None, num_cpus: int | None) -> Iterator[Any]:
+    """Connect to ``address`` or start a local runtime; shut down only what was started here.
+
+    ``ray.init`` installs its own SIGTERM handler (exit): the caller's handler is put back, so the
+    app's Stop still ends the runs KILLED.
+    """
+    import ray
+
+    started = False
+    if not ray.is_initialized():
+        previous = signal.getsignal(signal.SIGTERM)
+        options: dict[str, Any] = {
+            "include_dashboard": False,
+            "log_to_driver": False,
+            "logging_level": logging.WARNING,  # no "Started a local Ray instance" in our output
+        }
+        if address:
+            ray.init(address=address, **options)
+        else:
+            ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **options)
+        started = True
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def ray_train_cells(
+    cells: list[Cell],
+    state: WorkerState,
+    workers: int | None = None,
+    address: str | None = None,
+    device: str = "cpu",
+) -> Iterator[CellOutcome]:
+    """Yield (cell, result, seconds) from Ray tasks, at most one per cluster CPU (or ``workers``)."""
+    with _ray_runtime(address, workers) as ray:
+        task = ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0, max_retries=0)(
+            _train_remote
+        )
+        feature_refs = {name: ray.put(state["features"][name]) for name in {c.embedding for c in cells}}
+        splits_ref, orders_ref = ray.put(state["splits"]), ray.put(state["orders"])
+        config, lrs = state["config"], state.get("lrs", {})
+        capacity = int(ray.cluster_resources().get("CPU", 1))
+
+        def submit(cell: Cell) -> Any:
+            return task.remote(cell, feature_refs[cell.embedding], splits_ref, orders_ref, config, lrs)
+
+        def wait_any(running: list[Any]) -> tuple[list[CellOutcome], list[Any]]:
+            done, pending = ray.wait(running, num_returns=1)
+            return [ray.get(done[0])], list(pending)
+
+        def cancel(running: list[Any]) -> None:  # stop the tasks now, not after their cell
+            for ref in running:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+
+        window = max(1, min(workers or capacity, capacity, len(cells)))
+        yield from _in_flight(cells, window, submit, wait_any, cancel)
+
+
+def run_cells(
+    cells: list[Cell],
+    state: WorkerState,
+    backend: str = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    device: str = "cpu",
+) -> Iterator[CellOutcome]:
+    """The cells on ``backend`` (``local`` or ``ray``): same cells, seeds, results and order."""
+    if backend == "ray":
+        return ray_train_cells(cells, state, workers, address, device)
+    return train_cells(cells, state, worker_count(workers, device, len(cells)))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from advisor.grid import Cell, GridPlan
+from advisor.grid import Cell, CellKey, GridPlan
 from advisor.vocabulary import FAMILIES
 
 __all__ = [
@@ -36,8 +36,6 @@ __all__ = [
 
 EXTENSION_FLOOR = 50  # items: below this a curve point says more about the subset drawn than the family
 _CONTEXTUAL = "contextual"
-
-ScoreKey = tuple[str, int, int]  # (embedding, size, seed)
 
 
 @dataclass(frozen=True)
@@ -76,18 +74,18 @@ def smaller_size(smallest: int, full: int) -> int:
     return 0
 
 
-def finished_scores(rows: Mapping[ScoreKey, Mapping[str, Any]]) -> dict[ScoreKey, float]:
+def finished_scores(rows: Mapping[CellKey, Mapping[str, Any]]) -> dict[CellKey, float]:
     """``(embedding, size, seed) -> score`` of the finished cells (the tracker's cell rows)."""
     return {key: float(row["score"]) for key, row in rows.items() if row.get("score") is not None}
 
 
-def _mean(scores: Mapping[ScoreKey, float], embedding: str, size: int, seeds: list[int]) -> float:
+def _mean(scores: Mapping[CellKey, float], embedding: str, size: int, seeds: list[int]) -> float:
     """Mean over ``seeds`` in seed order (NaN when a cell is missing: an unfinished size proves nothing)."""
     values = [scores.get((embedding, size, seed), np.nan) for seed in sorted(seeds)]
     return float(np.mean(values)) if values else float("nan")
 
 
-def matched_families(grid: GridPlan, scores: Mapping[ScoreKey, float]) -> tuple[str, ...]:
+def matched_families(grid: GridPlan, scores: Mapping[CellKey, float]) -> tuple[str, ...]:
     """Cheaper families whose full-data mean contextual's mean curve reaches at every size of ``grid``.
 
     The same rule as the verdict's matching size (status "bound"), so the extension stops exactly
@@ -110,7 +108,7 @@ def matched_families(grid: GridPlan, scores: Mapping[ScoreKey, float]) -> tuple[
     return tuple(matched)
 
 
-def next_extension(grid: GridPlan, scores: Mapping[ScoreKey, float], floor: int) -> Extension | None:
+def next_extension(grid: GridPlan, scores: Mapping[CellKey, float], floor: int) -> Extension | None:
     """The next step down, or None when no cheaper family is matched at every size (bracketed)."""
     matched = matched_families(grid, scores)
     if not matched:

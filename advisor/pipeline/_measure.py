@@ -21,8 +21,9 @@ from advisor.costs import (
     serving_embedding,
     serving_provenance,
 )
-from advisor.finetune import FINETUNED, measure_finetuned_serving
+from advisor.finetune import measure_finetuned_serving
 from advisor.tracking import has_contextuality, load_serving, log_contextuality, log_serving
+from advisor.vocabulary import family
 
 if TYPE_CHECKING:
     from advisor.pipeline._stages import StageContext
@@ -64,7 +65,7 @@ def measure_all_serving(
     labels = label_set(splits.train, splits.dev, splits.test)
     measured = {}
     for name, opts in options.items():
-        if name == FINETUNED:
+        if family(name).served_by == "finetune":  # no frozen embedding: encoder + head
             measured[name] = measure_finetuned_serving(opts, splits, sample, device, SERVING_REPEATS)
             continue
         embedding = serving_embedding(name, opts, splits)

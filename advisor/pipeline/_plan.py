@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from advisor._error_codes import E201
 from advisor.data import DataSplits
 from advisor.grid import GridPlan, plan_grid, profiles
 from advisor.pipeline._tune import LR_CHOICE
 from advisor.settings import RunSettings
 from advisor.tracking import environment_info
-from advisor.vocabulary import primary_metric
+from advisor.vocabulary import FAMILIES, family, primary_metric
 
 __all__ = ["GridExtension", "RunPlan", "embedding_options", "plan_run", "resolve_device", "resume_key"]
 
@@ -51,30 +52,12 @@ def resolve_device(requested: str | None) -> str:
 
 
 def embedding_options(settings: RunSettings, name: str, random_dim: int, device: str) -> dict[str, Any]:
-    """The options of embedding ``name`` as the settings choose them."""
-    if name == "contextual":
-        options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
-        if settings.contextual:
-            options["model"] = settings.contextual
-        if settings.cache_dir:
-            options["cache_dir"] = settings.cache_dir
-        return options
-    if name == "distilled":  # same encoder and pooling as contextual: it reads contextual's feature cache
-        options = {"pooling": settings.pooling, "device": device}
-        for option, value in (
-            ("model", settings.contextual),
-            ("cache_dir", settings.cache_dir),
-            ("layer", settings.distill_layer),
-        ):
-            if value is not None:
-                options[option] = value
-        return options
-    if name == "static":
-        return {"path": settings.static} if settings.static else {}
-    options = {"dim": random_dim}
-    if settings.static:
-        options["static_path"] = settings.static
-    return options
+    """The options of embedding ``name`` as its family declares them (an unknown family is an error)."""
+    declared = family(name)
+    if declared.options is None:  # planned by a grid extension (the fine-tuned reference)
+        grid_families = [f for f, d in FAMILIES.items() if d.options is not None]
+        raise E201(kind="embedding family", name=name, choices=", ".join(grid_families))
+    return declared.options(settings, random_dim, device)
 
 
 def resume_key(payload: dict[str, Any]) -> str:

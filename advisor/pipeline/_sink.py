@@ -14,11 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor.grid import Cell
+from advisor.grid import Cell, CellKey
 
 __all__ = ["CellSink", "cell_metrics", "predictions_frame", "predictions_from_frame"]
-
-CellKey = tuple[str, int, int]  # (embedding, size, seed)
 
 
 def cell_metrics(result: Any, primary: str) -> dict[str, float]:
@@ -97,15 +95,13 @@ class CellSink:
         metrics = cell_metrics(result, self.primary)
         self.tracker.log_cell(cell.embedding, cell.size, cell.seed, metrics, frame, dev_history=history)
         self._add("logging", time.perf_counter() - t0)
-        self.predictions[(cell.embedding, cell.size, cell.seed)] = result.predictions
+        self.predictions[cell.key] = result.predictions
         if getattr(result, "layer_weights", None):
-            self.layer_weights[(cell.embedding, cell.size, cell.seed)] = list(result.layer_weights)
+            self.layer_weights[cell.key] = list(result.layer_weights)
         self.computed.append(cell)
 
     def reuse(self, cells: list[Cell]) -> None:
         """Predictions of cells an earlier process finished, from their logged tables."""
         for cell in cells:
             frame = self.tracker.load_predictions(cell.embedding, cell.seed, cell.size)
-            self.predictions[(cell.embedding, cell.size, cell.seed)] = predictions_from_frame(
-                self.task, frame
-            )
+            self.predictions[cell.key] = predictions_from_frame(self.task, frame)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.costs import ServingMeasurements
+from advisor.grid import CellKey
 from advisor.pipeline._measure import contextuality, serving
 from advisor.pipeline._plan import RunPlan
 from advisor.settings import RunSettings
@@ -54,14 +55,12 @@ class StageContext:
     settings: RunSettings
     splits: Any  # advisor.data.DataSplits
     tracker: Any  # advisor.tracking.AnalysisTracker
-    predictions: dict[tuple[str, int, int], list[Any]]
+    predictions: dict[CellKey, list[Any]]
     timings: dict[str, float]
     plan: RunPlan | None = None  # the grid, embedding options, training config and device
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # parent tables, as a reader gets them
     serving: ServingMeasurements | None = None  # the serving measurements, once measured or read
-    layer_weights: dict[tuple[str, int, int], list[float]] = field(
-        default_factory=dict
-    )  # cells of this process
+    layer_weights: dict[CellKey, list[float]] = field(default_factory=dict)  # cells of this process
     reused: list[Any] = field(default_factory=list)  # cells an earlier process finished (advisor.grid.Cell)
     item_scores: Any = None  # advisor.stats.ItemScores, once logged
     analysis: Analysis | None = None
@@ -120,7 +119,7 @@ def mix_weights(ctx: StageContext) -> pd.DataFrame:
 
     tracker = ctx.tracker
     frame = mix_weights_frame(ctx.layer_weights)
-    earlier = {(c.embedding, c.size, c.seed) for c in ctx.reused}
+    earlier = {c.key for c in ctx.reused}
     if earlier:
         stored = mix_weights_table(tracker.client, tracker.parent_id, tracker.experiment_id)
         keys = zip(stored["embedding"], stored["size"], stored["seed"], strict=True)

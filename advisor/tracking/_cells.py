@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from advisor.grid import CellKey
 from advisor.tracking._layout import CELLS_TABLE, EMBEDDING_TAG, SEED_TAG
 
 __all__ = [
@@ -36,7 +37,6 @@ CELL_METRICS = (
     "dev_score",
     "eval_repaired_f1",  # NER: strict F1 after repairing stray I- tags, shown beside the strict headline
 )
-CellKey = tuple[str, int, int]  # (embedding, size, seed)
 
 
 def cell_row(embedding: str, size: int, seed: int, metrics: dict[str, Any]) -> dict[str, Any]:

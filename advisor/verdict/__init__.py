@@ -24,7 +24,7 @@ from advisor.verdict._fit import (
 )
 from advisor.verdict._gaps import PAIRS, ScoreGap, curve_summary, score_gap, score_gaps
 from advisor.verdict._method import method_notes
-from advisor.verdict._recommend import ENOUGH_RULES, recommend
+from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._synthetic import (
@@ -43,7 +43,6 @@ __all__ = [
     "CURVE_MODELS",
     "DEFAULT_COSTS",
     "DEFAULT_CURVES",
-    "ENOUGH_RULES",
     "PAIRS",
     "VERDICTS",
     "VERDICT_CURVES",
@@ -66,6 +65,7 @@ __all__ = [
     "compare_costs",
     "curve_summary",
     "data_efficiency",
+    "enough_rule",
     "extrapolate",
     "fit_curve_points",
     "fit_learning_curve",

@@ -24,6 +24,7 @@ from advisor.analysis import Analysis
 from advisor.verdict._codes import CONTEXTUAL
 from advisor.verdict._gaps import ScoreGap, score_gap
 from advisor.verdict._phrases import headroom_sentence
+from advisor.vocabulary import is_frozen
 
 __all__ = ["FINETUNED", "Headroom", "fine_tuning_headroom", "frozen_only"]
 
@@ -60,11 +61,13 @@ def _zero_if_nan(value: float) -> float:
 
 
 def frozen_only(analysis: Analysis) -> Analysis:
-    """The analysis without the fine-tuned reference: what the verdict decides on."""
+    """The analysis without the families that are not frozen (the fine-tuned reference): what the
+    verdict decides on."""
     curves = analysis.curves
-    if FINETUNED not in set(curves["embedding"]):
+    frozen = curves["embedding"].map(is_frozen).astype(bool)
+    if frozen.all():
         return analysis
-    return replace(analysis, curves=curves[curves["embedding"] != FINETUNED].reset_index(drop=True))
+    return replace(analysis, curves=curves[frozen].reset_index(drop=True))
 
 
 def _median(analysis: Analysis, embedding: str, size: int, column: str) -> float:

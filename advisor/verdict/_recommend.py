@@ -26,12 +26,9 @@ from advisor.verdict import _codes as c
 from advisor.verdict._codes import (
     BASELINES,
     CONTEXTUAL,
-    DISTILLED_ENOUGH,
     HIERARCHICAL,
     INCONCLUSIVE,
     LABEL_MORE,
-    RANDOM_ENOUGH,
-    STATIC_ENOUGH,
     USE_CONTEXTUAL,
     VERDICTS,
     Note,
@@ -45,14 +42,14 @@ from advisor.verdict._headroom import FINETUNED, Headroom, fine_tuning_headroom,
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._thresholds import Thresholds
-from advisor.vocabulary import ordered, pairs
+from advisor.vocabulary import FAMILIES, is_frozen, ordered, pairs
 
 __all__ = [
-    "ENOUGH_RULES",
     "VERDICTS",
     "Recommendation",
     "SliceFinding",
     "Thresholds",
+    "enough_rule",
     "recommend",
     "slice_findings",
 ]
@@ -68,12 +65,13 @@ class EnoughRule:
     serving_share: bool = False
 
 
-#: The cheap families that can be "enough"; the cheapest one whose gaps all stay within the loss wins.
-ENOUGH_RULES: dict[str, EnoughRule] = {
-    "random": EnoughRule(RANDOM_ENOUGH, "costlier"),
-    "static": EnoughRule(STATIC_ENOUGH, CONTEXTUAL),
-    "distilled": EnoughRule(DISTILLED_ENOUGH, CONTEXTUAL, serving_share=True),
-}
+def enough_rule(name: str) -> EnoughRule | None:
+    """How family ``name``'s "enough" verdict is stated, as the family declares it (``Family.enough``);
+    None: it is never the verdict. The cheapest family whose gaps all stay within the loss wins."""
+    if name not in FAMILIES or FAMILIES[name].enough is None:
+        return None
+    declared = FAMILIES[name]
+    return EnoughRule(f"{name} is enough", str(declared.enough), serving_share=declared.enough_serving_share)
 
 
 def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recommendation:
@@ -251,7 +249,7 @@ def _enough(gaps: list[ScoreGap], cheap: str, loss: float) -> bool:
 def _decide(rec: Recommendation, cs: ScoreGap, names: list[str], t: Thresholds, full: int) -> None:
     """The decision rules, cheapest family first: the verdict and the rule that gave it."""
     for cheap in ordered(names):
-        rule = ENOUGH_RULES.get(cheap)
+        rule = enough_rule(cheap)
         if rule is not None and _enough(rec.gaps, cheap, t.acceptable_loss):
             rec.verdict, rec.rule = rule.verdict, _enough_note(rec, cheap, rule)
             return
@@ -379,9 +377,11 @@ def _serving_price(costs: CostComparison, t: Thresholds) -> list[Note]:
 
 
 def _with_reference_cells(analysis: Analysis, with_reference: Analysis) -> Analysis:
-    """``analysis`` plus the fine-tuned reference's cells at its largest size (for the cost table)."""
+    """``analysis`` plus the cells of the families that are not frozen (the fine-tuned reference) at its
+    largest size (for the cost table)."""
     curves = with_reference.curves
-    tuned = curves[(curves["embedding"] == FINETUNED) & (curves["size"] == analysis.full_size)]
+    frozen = curves["embedding"].map(is_frozen).astype(bool)
+    tuned = curves[~frozen & (curves["size"] == analysis.full_size)]
     if tuned.empty:
         return analysis
     return replace(analysis, curves=pd.concat([analysis.curves, tuned], ignore_index=True))

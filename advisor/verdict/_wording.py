@@ -31,19 +31,13 @@ from advisor.verdict._phrases import (
     resolution_text,
     slice_sentence,
 )
+from advisor.vocabulary import family_label
 
 if TYPE_CHECKING:
     from advisor.verdict._gaps import ScoreGap
     from advisor.verdict._recommendation import Recommendation
 
 __all__ = ["Wording", "caveats", "headline", "reasons", "render"]
-
-#: How a cheap family is named in its "… are enough" headline; other families: "<Name> embeddings".
-FAMILY_LABELS: dict[str, str] = {
-    "random": "Random embeddings",
-    "static": "Static embeddings",
-    "distilled": "Distilled static vectors",
-}
 
 #: Labels of the cost ratios in the reasons' cost sentence.
 RATIO_LABELS: dict[str, str] = {
@@ -137,7 +131,7 @@ def _not_judged(rec: Recommendation, note: Note) -> str:
 def _enough(rec: Recommendation, note: Note) -> str:
     """ "<Family> are enough": the upper end of the stated gap's interval is within the loss."""
     g, t = _stated_gap(rec, note), rec.thresholds
-    what = FAMILY_LABELS.get(note["family"], f"{note['family'].capitalize()} embeddings")
+    what = family_label(note["family"])
     if note["against"] == "costlier":
         return (
             f"{what} are enough: {_at_most('costlier embeddings score', g.hi, t.confidence)}, "

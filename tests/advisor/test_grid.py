@@ -9,7 +9,7 @@ import pytest
 
 from advisor.data import Corpus
 from advisor.errors import ConfigError
-from advisor.grid import plan_grid, profiles, subset_indices, subset_order, tuning_seeds
+from advisor.grid import Cell, cell_label, plan_grid, profiles, subset_indices, subset_order, tuning_seeds
 
 
 def corpus(task: str, n: int) -> Corpus:
@@ -94,3 +94,9 @@ def test_learning_rates_are_tuned_on_the_grids_first_seeds() -> None:
     assert tuning_seeds(three, profile) == [0, 1] == three.seeds[: profile.lr_seeds]
     one = plan_grid(1000, ["static"], profile, seeds=1)
     assert tuning_seeds(one, profile) == [0]  # never a seed whose subsets and random tables were not made
+
+
+def test_a_cells_key_leaves_its_rate_trial_out_and_has_one_written_form() -> None:
+    trial = Cell("static", 40, 1, lr=0.01)
+    assert trial.key == Cell("static", 40, 1).key == ("static", 40, 1)
+    assert cell_label(trial.key) == "static/40/1"
