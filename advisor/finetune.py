@@ -18,6 +18,7 @@ from typing import Any
 from advisor.data import Corpus, DataSplits
 from advisor.errors import ConfigError
 from advisor.grid import Cell, GridPlan, subset_indices, subset_order
+from advisor.vocabulary import primary_metric
 
 __all__ = [
     "FINETUNED",
@@ -103,13 +104,16 @@ def finetune_cells(
     cells: Sequence[Cell], options: dict[str, Any], splits: DataSplits
 ) -> Iterator[tuple[Cell, Any, float]]:
     """Train each fine-tuned cell on the seed's nested subset (the frozen families' subsets); yields like the grid."""
-    from trainers import finetune_and_evaluate
+    from trainers import TaskScoring, finetune_and_evaluate
 
+    scoring = TaskScoring(splits.task, primary_metric(splits.task))  # the headline of the task spec
     for cell in cells:
         started = time.perf_counter()
         train = splits.train.subset(subset_indices(subset_order(splits.train, cell.seed), cell.size))
         config = finetune_config(options["max_epochs"], options["device"], seed=cell.seed)
-        result = finetune_and_evaluate(options["model"], train, splits.dev, splits.test, config)
+        result = finetune_and_evaluate(
+            options["model"], train, splits.dev, splits.test, config, scoring=scoring
+        )
         yield cell, result, time.perf_counter() - started
 
 
