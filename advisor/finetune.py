@@ -15,8 +15,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from advisor._error_codes import E219, E219_RANGE
 from advisor.data import Corpus, DataSplits
-from advisor.errors import ConfigError
 from advisor.grid import Cell, GridPlan, subset_indices, subset_order
 from advisor.vocabulary import primary_metric
 
@@ -35,7 +35,6 @@ FINETUNED = "finetuned"
 #: Size words ``--finetune-sizes`` understands beside integers.
 SIZE_WORDS: tuple[str, ...] = ("full", "mid")
 _OFF = ("off", "none", "")
-_HINT = '"full", "mid" (the middle size of the grid), sizes such as "500,full", or "off"'
 
 
 def parse_finetune_sizes(value: str | Sequence[str | int] | None) -> tuple[str, ...] | None:
@@ -48,11 +47,7 @@ def parse_finetune_sizes(value: str | Sequence[str | int] | None) -> tuple[str, 
         return ()
     bad = [t for t in tokens if t not in SIZE_WORDS and not (t.isdigit() and int(t) > 0)]
     if bad or not tokens:
-        raise ConfigError(
-            f"--finetune-sizes: cannot read {', '.join(bad) or repr(value)}",
-            hint=f"give {_HINT}",
-            code="E219",
-        )
+        raise E219(values=", ".join(bad) or repr(value))
     return tuple(dict.fromkeys(tokens))
 
 
@@ -69,11 +64,7 @@ def plan_finetune(tokens: Sequence[str], plan: GridPlan, n_seeds: int | None = N
             sizes.add(int(token))
     bad = sorted(s for s in sizes if not 1 <= s <= plan.full_size)
     if bad:
-        raise ConfigError(
-            f"--finetune-sizes {bad} outside 1..{plan.full_size} (the training set has {plan.full_size} items)",
-            hint=f"give {_HINT}",
-            code="E219",
-        )
+        raise E219_RANGE(sizes=bad, full_size=plan.full_size)
     seeds = plan.seeds if n_seeds is None else plan.seeds[: max(1, n_seeds)]
     return [Cell(FINETUNED, size, seed) for size in sorted(sizes) for seed in seeds]
 

@@ -38,10 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from advisor._error_codes import E802
+from advisor._error_codes import E801, E802
 from advisor.data import Corpus
 from advisor.difficulty import label_count, label_entropy, smoothed_label_table, unseen_share
-from advisor.errors import ConfigError
 from advisor.stats import tag_type
 
 __all__ = [
@@ -173,12 +172,7 @@ class TrainingStatistics:
     @classmethod
     def from_dict(cls, payload: dict[str, Any]) -> TrainingStatistics:
         if payload.get("version") != STATISTICS_VERSION or payload.get("task") not in FEATURES:
-            raise ConfigError(
-                f"gain statistics of version {payload.get('version')!r} for task {payload.get('task')!r} "
-                f"cannot be read (expected version {STATISTICS_VERSION})",
-                hint="re-run `advisor run` with this advisor version to refit the gain model",
-                code="E801",
-            )
+            raise E801(version=payload.get("version"), task=payload.get("task"), expected=STATISTICS_VERSION)
         return cls(
             task=payload["task"],
             word_label_counts={

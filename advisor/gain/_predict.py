@@ -23,9 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from advisor._error_codes import E830, E832, E833, E834, E835
+from advisor._error_codes import E830, E831, E832, E833, E834, E835
 from advisor.data import TextFile, read_text_file, tokenize
-from advisor.errors import InputError
 from advisor.gain._features import gain_features
 from advisor.gain._model import GainModel
 
@@ -81,13 +80,12 @@ def _conll_items(text: TextFile, rows: list[tuple[int, list[str]]]) -> tuple[lis
             continue
         columns = stripped.split()
         if len(columns) != width:
-            raise InputError(
-                f"row has {len(columns)} column{'s' if len(columns) != 1 else ''}; the first row has {width}",
+            raise E831(
+                n=len(columns),
+                columns="columns" if len(columns) != 1 else "column",
+                width=width,
                 file=text.path,
                 line=number,
-                hint="CoNLL rows are a token, optionally followed by tag columns (ignored); "
-                "use --format lines for one text per line",
-                code="E831",
             )
         if not current:
             starts.append(number)

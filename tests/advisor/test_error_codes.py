@@ -15,11 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "advisor"
 
 #: Units (``advisor.<part>``) that still write ``code="E..."`` at a call site, with the catalog entry to
 #: raise instead. Strict xfails: the entry goes with the fix (issue 27 item 6).
-KNOWN_INLINE = {
-    "advisor.finetune": "E219(values=), E219_RANGE(sizes=, full_size=)",
-    "advisor.gain": '_features: E801(version=, task=, expected=); _predict: E831(n=, columns="column"/"columns", '
-    "width=, file=, line=)",
-}
+KNOWN_INLINE: dict[str, str] = {}
 _ENTRY_NAME = re.compile(r"E\d{3}(_[A-Z0-9_]+)?")
 _CALL_KEYWORDS = {"hint", "file", "line"}  # ErrorCode.__call__'s own keywords
 
