@@ -268,11 +268,24 @@ E226 = define(
     "run `advisor run` first, or pass --tracking-uri (store: {store})",
 )
 E227 = define(
-    "E227", "no run with id {run!r} in {store}", "use `latest`, or an id listed by `advisor history`"
+    "E227",
+    "no run with id {run!r} in {store}",
+    "use `latest`, the id `advisor run` printed (its last line: `advisor report <id>`), or one shown on the "
+    "History page of `advisor ui`",
 )
 E228 = define("E228", "run {run!r} is not an advisor analysis")
 E229 = define("E229", "cannot load the {what} {source}: {reason}")
 E230 = define("E230", "--contextual {model}: {problem}")
+E230_MISSING = variant(
+    E230,
+    "--contextual {model}: the folder has no {missing}",
+    "pass a folder written by save_pretrained (config.json, the weights and the tokenizer files), or a hub id",
+)
+E230_CONFIG = variant(
+    E230,
+    "--contextual {model}: cannot read config.json: {reason}",
+    "config.json must be the JSON object save_pretrained writes, with a model_type transformers knows",
+)
 E231 = define("E231", "{what} {layer!r} is {problem}", "choose {allowed}")
 E231_UNKNOWN = variant(E231, "unknown layer {layer!r}", "choose {allowed}")
 E232 = define("E232", "unknown {kind} {name!r}", "choose one of: {choices}")
@@ -303,6 +316,41 @@ E243 = define(
 )
 E250 = define("E250", "{option} must be {requirement}, got {value}")
 E260 = define("E260", "the app file {path} is missing")
+# E244: a number option holds nan or inf (comparisons such as ``value < 0`` let NaN through).
+E244 = define(
+    "E244",
+    "{option} must be a finite number, got {value}",
+    "nan and inf are not values a threshold or a size can take; write a plain number such as 0.5",
+)
+# E245: a number option beyond the sane range (a typing mistake, not a real setting).
+E245 = define("E245", "{option} must be at most {limit}, got {value}", "{why}")
+# E246: a folder the command writes to cannot take the files (checked up front, or said when it happens).
+E246 = define(
+    "E246",
+    "{what} {path}: permission denied",
+    "make it writable, or point {option} at a folder you can write to",
+)
+E246_DISK_FULL = variant(
+    E246,
+    "{what} {path}: disk full (no space left on device)",
+    "free space on that disk or point {option} at another disk; what was stored is kept (a re-run "
+    "of `advisor run` resumes)",
+)
+E246_LOW_SPACE = variant(
+    E246,
+    "{what} {path}: disk full (only {free_mb:.0f} MB free, at least {need_mb} MB needed)",
+    "free space on that disk or point {option} at another disk",
+)
+E246_NOT_FOLDER = variant(
+    E246, "{what} {path}: {problem}", "point {option} at a folder (it is created if missing)"
+)
+# E247: a spaCy pipeline that cannot serve the parse metric (checked before the run starts).
+E247 = define(
+    "E247",
+    "--spacy-model {name!r}: {problem}",
+    "install it (python -m spacy download NAME, or pip install the package), pass a pipeline folder, or "
+    "leave --spacy-model out for the packaged en_core_web_sm; --no-difficulty skips the parse metric",
+)
 
 # -- E5xx: difficulty metrics ------------------------------------------------------------------------
 E501 = define("E501", "training data is {train!r} but evaluation data is {evaluation!r}", kind=_INPUT)
@@ -371,3 +419,36 @@ E833 = define("E833", "unknown task {task!r}", "choose one of: ner, classify")
 E834 = define("E834", "{option} must {requirement}")
 E834_OUT = variant(E834, "--out {out}: the folder {folder} does not exist")
 E835 = define("E835", "the text has no tokens to score", "pass non-empty sentences", _INPUT)
+
+# -- issue 28: data readers (binary data, column widths, labels, column options, saved datasets) -------
+E103_COMPRESSED = variant(
+    E103,
+    "binary data: {kind}-compressed, not text",
+    "decompress it first ({tool} FILE) and pass the text file",
+)
+E103_CONTROL = variant(
+    E103,
+    "binary data ({n} control bytes in the first {size})",
+    "expected a text file (CoNLL, CSV, TSV or JSONL); binary files are not read",
+)
+E104_WIDTH_FIRST = variant(
+    E104,
+    "row has {n} columns but the rows after it have {width} (line {next} on)",
+    "every row needs the same columns: fix this row, or the rows after it if they are the wrong ones",
+)
+E106_NOT_FINITE = variant(
+    E106,
+    "label {value} in field {field!r} is not a finite number",
+    "every item needs a label: a string or a finite number (NaN and Infinity are not classes)",
+)
+E107_SAME_COLUMN = variant(
+    E107,
+    "--text-col and --label-col both name {name!r}",
+    "the text and the label must be two different columns (found: {columns})",
+)
+E116 = define(
+    "E116",
+    "a broken saved dataset: {problem}",
+    "save it again with save_to_disk (Dataset or DatasetDict), or pass the data as a CSV/JSONL/CoNLL file",
+    _INPUT,
+)

@@ -9,13 +9,17 @@ process-wide high-water mark. Here, once per embedding and run:
   contextual, with the feature cache switched off) and a downstream model of the run's architecture
   (freshly initialised: serving time does not depend on the weight values) to predictions;
 - at batch 1 (on the first ``batch1_items`` items) and at batch 64 (the whole sample), after one
-  warm-up batch, ``repeats`` times; the median ms per item is kept; with ``threads`` torch threads
+  warm-up batch, timed again and again until the last ``repeats`` timings agree within
+  :data:`STABLE_WITHIN` (at most :data:`MAX_RUNS` timings or :data:`MAX_TIMING_SECONDS`); their median
+  ms per item is kept with their relative spread, so a busy machine shows as a spread, not as a
+  2-3x cost that is not the embedding's; with ``threads`` torch threads
   (default 1: one request per core, as servers scale out, and the only setting that stays
   comparable on a shared machine, where multi-threaded kernels wait on each other);
 - serving memory = the weights a server holds (embedding table or encoder weights + downstream
   parameters) + the features of one batch of 64 items, counted from the arrays themselves.
 
-Each measurement carries its provenance (device, torch threads, batch sizes, sample size, repeats);
+Each measurement carries its provenance (device, torch threads, batch sizes, sample size, repeats) and
+the conditions it ran under (the machine's load average, the encoder's precision, the spreads);
 a resume keeps stored measurements whose provenance matches and re-measures *all* embeddings
 otherwise (:meth:`ServingMeasurements.covers`), so the ratios in the verdict never mix measurements
 taken in different conditions. Measuring only: the run's serving stage (``advisor.pipeline``) measures
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterable
@@ -40,22 +45,34 @@ from advisor.vocabulary import family
 __all__ = [
     "BATCH1_ITEMS",
     "BATCH_SIZES",
+    "MAX_RUNS",
+    "MAX_TIMING_SECONDS",
     "SAMPLE_SIZE",
+    "STABLE_WITHIN",
     "ServingCost",
     "ServingMeasurements",
+    "Timing",
     "fixed_sample",
+    "machine_load",
     "measure_serving",
     "price_per_million",
     "raw_corpus",
     "serving_columns",
+    "serving_conditions",
     "serving_embedding",
     "serving_provenance",
+    "serving_timings",
     "time_serving",
 ]
 
 SAMPLE_SIZE = 128  # test items every embedding is timed on
 BATCH_SIZES = (1, 64)
 BATCH1_ITEMS = 16
+#: Timing repeats until the last ``repeats`` timings agree within this relative spread (max - min) / median...
+STABLE_WITHIN = 0.10
+#: ... or this many timings were taken, or this many seconds went into timing one batch size.
+MAX_RUNS = 12
+MAX_TIMING_SECONDS = 30.0
 
 
 @dataclass
@@ -69,6 +86,9 @@ class ServingCost:
     weights_mb: float
     batch_features_mb: float
     provenance: dict[str, Any]
+    spread_b1: float = math.nan  # relative spread (max - min) / median of the timings the median is of
+    spread_b64: float = math.nan
+    precision: str = "float32"  # what the embedding computes in (the encoder's dtype; tables: float32)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,10 +97,13 @@ class ServingCost:
     def from_dict(cls, data: dict[str, Any]) -> ServingCost:
         """As :meth:`to_dict` wrote it (a number the store lacks, or holds as null, reads as NaN)."""
         number = {k: math.nan if data.get(k) is None else float(data[k]) for k in _NUMBERS}
-        return cls(str(data.get("embedding", "")), **number, provenance=dict(data.get("provenance", {})))
+        provenance, precision = dict(data.get("provenance", {})), str(data.get("precision", "float32"))
+        return cls(str(data.get("embedding", "")), **number, provenance=provenance, precision=precision)
 
 
-_NUMBERS = ("ms_per_item_b1", "ms_per_item_b64", "memory_mb", "weights_mb", "batch_features_mb")
+_NUMBERS = (
+    "ms_per_item_b1", "ms_per_item_b64", "memory_mb", "weights_mb", "batch_features_mb", "spread_b1", "spread_b64",
+)  # fmt: skip
 
 
 @dataclass
@@ -90,6 +113,7 @@ class ServingMeasurements:
     provenance: dict[str, Any]
     costs: dict[str, ServingCost] = field(default_factory=dict)
     measured_at: str = ""
+    conditions: dict[str, Any] = field(default_factory=dict)  # load, precision, spread (serving_conditions)
 
     def covers(self, provenance: dict[str, Any], embeddings: Iterable[str]) -> bool:
         """Measured the same way as ``provenance`` asks, for every one of ``embeddings``: reusable."""
@@ -97,12 +121,18 @@ class ServingMeasurements:
 
     def to_dict(self) -> dict[str, Any]:
         costs = {name: cost.to_dict() for name, cost in self.costs.items()}
-        return {"provenance": self.provenance, "costs": costs, "measured_at": self.measured_at}
+        return {
+            "provenance": self.provenance,
+            "costs": costs,
+            "measured_at": self.measured_at,
+            "conditions": self.conditions,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ServingMeasurements:
         costs = {name: ServingCost.from_dict(cost) for name, cost in data.get("costs", {}).items()}
-        return cls(dict(data.get("provenance", {})), costs, str(data.get("measured_at", "")))
+        conditions = dict(data.get("conditions") or {})
+        return cls(dict(data.get("provenance", {})), costs, str(data.get("measured_at", "")), conditions)
 
     def metrics(self) -> dict[str, float]:
         """The parent's serving metrics: ms per item per batch size and memory, per embedding."""
@@ -127,6 +157,8 @@ def serving_provenance(
         "sample_size": int(sample_size),
         "batch1_items": int(batch1_items),
         "repeats": int(repeats),
+        "stable_within": STABLE_WITHIN,
+        "max_runs": MAX_RUNS,
         "warmup_batches": 1,
         "cpu": platform.processor() or platform.machine(),
         "source": "raw text -> tokenize -> embedding (no feature cache) -> downstream model",
@@ -172,23 +204,45 @@ def _predictor(
     return predict
 
 
-def _ms_per_item(predict: Callable, batches: list[Corpus], repeats: int) -> float:
-    """Median over ``repeats`` of ms per item over ``batches``, after one warm-up batch."""
+@dataclass(frozen=True)
+class Timing:
+    """One batch size's timing: the median ms per item of the last ``repeats`` timings, their relative
+    spread ((max - min) / median) and how many timings were taken to get there."""
+
+    ms_per_item: float
+    spread: float
+    runs: int
+
+
+def _timed(
+    predict: Callable, batches: list[Any], repeats: int, clock: Callable[[], float] = time.perf_counter
+) -> Timing:
+    """After one warm-up batch, time ``batches`` until the last ``repeats`` timings agree within
+    :data:`STABLE_WITHIN`, or :data:`MAX_RUNS` timings or :data:`MAX_TIMING_SECONDS` are spent."""
     predict(batches[0])
-    n_items = sum(len(b) for b in batches)
-    timings = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+    n_items, repeats = sum(len(b) for b in batches), max(int(repeats), 1)
+    timings: list[float] = []
+    started = clock()
+    while True:
+        start = clock()
         for batch in batches:
             predict(batch)
-        timings.append(1000.0 * (time.perf_counter() - start) / max(n_items, 1))
-    return float(statistics.median(timings))
+        timings.append(1000.0 * (clock() - start) / max(n_items, 1))
+        if len(timings) < repeats:
+            continue
+        last = timings[-repeats:]
+        median = float(statistics.median(last))
+        spread = (max(last) - min(last)) / median if median > 0 else 0.0
+        spent = clock() - started
+        if spread <= STABLE_WITHIN or len(timings) >= max(MAX_RUNS, repeats) or spent > MAX_TIMING_SECONDS:
+            return Timing(median, spread, len(timings))
 
 
-def time_serving(
+def serving_timings(
     predict: Callable, sample: Corpus, repeats: int, batch1_items: int, threads: int
-) -> tuple[float, float]:
-    """ms per item at batch 1 (the first ``batch1_items`` items) and at batch 64, at ``threads`` threads.
+) -> tuple[Timing, Timing]:
+    """Timings at batch 1 (the first ``batch1_items`` items) and at batch 64 (the whole sample), at
+    ``threads`` threads, each repeated until stable (:func:`_timed`).
 
     The one timing loop for every family, the fine-tuned reference included; ends with a batch-64
     call so a caller can read what that batch held.
@@ -200,13 +254,41 @@ def time_serving(
     try:
         with torch.inference_mode():
             singles = [sample.subset([i]) for i in range(min(batch1_items, len(sample)))]
-            b1 = _ms_per_item(predict, singles, repeats)
+            b1 = _timed(predict, singles, repeats)
             big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
-            b64 = _ms_per_item(predict, big, repeats)
+            b64 = _timed(predict, big, repeats)
             predict(big[0])
     finally:
         torch.set_num_threads(before)
     return b1, b64
+
+
+def time_serving(
+    predict: Callable, sample: Corpus, repeats: int, batch1_items: int, threads: int
+) -> tuple[float, float]:
+    """ms per item at batch 1 and at batch 64 (:func:`serving_timings`, medians only)."""
+    b1, b64 = serving_timings(predict, sample, repeats, batch1_items, threads)
+    return b1.ms_per_item, b64.ms_per_item
+
+
+def machine_load() -> float:
+    """The 1-minute load average (NaN where the system has none): a busy machine slows every timing."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return math.nan
+
+
+def serving_conditions(costs: dict[str, ServingCost], load: float) -> dict[str, Any]:
+    """What the measurements ran under, for the provenance sentence: the load average at the start, each
+    embedding's precision, and the largest spread of the timings kept."""
+    spreads = [v for c in costs.values() for v in (c.spread_b1, c.spread_b64) if math.isfinite(v)]
+    return {
+        "load_average": load if math.isfinite(load) else None,
+        "cpu_count": os.cpu_count(),
+        "precision": {name: cost.precision for name, cost in costs.items()},
+        "max_spread": max(spreads) if spreads else None,
+    }
 
 
 def measure_serving(
@@ -228,17 +310,20 @@ def measure_serving(
     provenance = serving_provenance(device, len(sample), repeats, min(batch1_items, len(sample)), threads)
     with torch.inference_mode():
         predict = _predictor(task, labels, embedding, config, device, sample.subset([0]))
-    b1, b64 = time_serving(predict, sample, repeats, batch1_items, threads)
+    b1, b64 = serving_timings(predict, sample, repeats, batch1_items, threads)
     features_bytes = int(predict.last_features_bytes)
     weights = int(getattr(embedding, "storage_bytes", 0)) + int(predict.params_bytes)
     return ServingCost(
         embedding=name,
-        ms_per_item_b1=b1,
-        ms_per_item_b64=b64,
+        ms_per_item_b1=b1.ms_per_item,
+        ms_per_item_b64=b64.ms_per_item,
         memory_mb=(weights + features_bytes) / 1e6,
         weights_mb=weights / 1e6,
         batch_features_mb=features_bytes / 1e6,
         provenance=provenance,
+        spread_b1=b1.spread,
+        spread_b64=b64.spread,
+        precision=str(getattr(embedding, "dtype", "float32")),
     )
 
 
@@ -272,4 +357,5 @@ def serving_columns(embeddings: Any, measured: ServingMeasurements | None) -> An
     for column in ("ms_per_item_b1", "ms_per_item_b64", "memory_mb"):
         table[f"serving_{column}"] = [costs.get(e, {}).get(column, math.nan) for e in table["embedding"]]
     table["serving_provenance"] = json.dumps(measured.provenance, sort_keys=True)
+    table["serving_conditions"] = json.dumps(measured.conditions, sort_keys=True)
     return table

@@ -1,4 +1,4 @@
-"""The fine-tuned reference family in a run: which sizes, how its cells train, what serving it costs.
+"""The fine-tuned reference family's module: which sizes, how its cells train, what serving it costs.
 
 The frozen families answer "is contextual worth it?"; the fine-tuned reference answers the next
 question, "how much does freezing the encoder leave on the table?". It is costly (the encoder is
@@ -7,6 +7,12 @@ sizes asked for (``--finetune-sizes full`` or a list; the ``thorough`` profile r
 the full size) and is logged as its own family, ``finetuned``, with step = training-set size, the
 same nested subsets and seeds as every other family, and its own serving measurement (raw text ->
 tokenize -> fine-tuned encoder + head, with the same sample and provenance as the others).
+
+One more family, not a side path: its name, cost, label, colour and checks are declared in
+:mod:`advisor.vocabulary` with the others; importing this module completes that declaration with its
+hooks (:func:`~advisor.vocabulary.complete_family`): its options, whether the settings choose it
+(:func:`asked_sizes`), its cells (:func:`plan_cells`), its trainer (:func:`finetune_cells`) and its
+serving (:func:`measure_finetuned_serving`). The plan, the runner and the serving stage ask the family.
 """
 
 from __future__ import annotations
@@ -17,18 +23,19 @@ from typing import Any
 
 from advisor._error_codes import E219, E219_RANGE
 from advisor.data import Corpus, DataSplits
-from advisor.grid import Cell, GridPlan, subset_indices, subset_order
-from advisor.vocabulary import primary_metric
+from advisor.grid import Cell, GridPlan, profiles, subset_indices, subset_order
+from advisor.vocabulary import FamilySettings, complete_family, primary_metric
 
 __all__ = [
     "FINETUNED",
+    "asked_sizes",
     "finetune_cells",
     "finetune_config",
     "finetune_options",
     "measure_finetuned_serving",
     "parse_finetune_sizes",
+    "plan_cells",
     "plan_finetune",
-    "then_finetune",
 ]
 
 FINETUNED = "finetuned"
@@ -67,6 +74,17 @@ def plan_finetune(tokens: Sequence[str], plan: GridPlan, n_seeds: int | None = N
         raise E219_RANGE(sizes=bad, full_size=plan.full_size)
     seeds = plan.seeds if n_seeds is None else plan.seeds[: max(1, n_seeds)]
     return [Cell(FINETUNED, size, seed) for size in sorted(sizes) for seed in seeds]
+
+
+def asked_sizes(settings: FamilySettings) -> tuple[str, ...]:
+    """The sizes asked for: ``--finetune-sizes``, else the profile's (() = the reference is off)."""
+    tokens = parse_finetune_sizes(settings.finetune_sizes)
+    return profiles.get(settings.profile).finetune if tokens is None else tokens
+
+
+def plan_cells(settings: FamilySettings, plan: GridPlan) -> list[Cell]:
+    """The family's planner: its cells for the run's grid (after the grid's cells), none when off."""
+    return plan_finetune(asked_sizes(settings), plan, settings.finetune_seeds)
 
 
 def finetune_config(max_epochs: int | None, device: str, seed: int = 0) -> Any:
@@ -108,23 +126,6 @@ def finetune_cells(
         yield cell, result, time.perf_counter() - started
 
 
-def then_finetune(
-    frozen: Iterator[tuple[Cell, Any, float]],
-    pending: Sequence[Cell],
-    options: dict[str, Any],
-    splits: DataSplits,
-) -> Iterator[tuple[Cell, Any, float]]:
-    """The frozen cells as they finish, then the fine-tuned ones; closing it stops the frozen workers too."""
-    try:
-        yield from frozen
-        cells = [c for c in pending if c.embedding == FINETUNED]
-        yield from finetune_cells(cells, options[FINETUNED], splits)
-    finally:
-        close = getattr(frozen, "close", None)
-        if close is not None:
-            close()
-
-
 def measure_finetuned_serving(
     options: dict[str, Any], splits: DataSplits, sample: Corpus, device: str, repeats: int, threads: int = 1
 ) -> Any:
@@ -157,3 +158,17 @@ def measure_finetuned_serving(
         batch_features_mb=batch_bytes / 1e6,
         provenance=serving_provenance(device, len(sample), repeats, min(BATCH1_ITEMS, len(sample)), threads),
     )
+
+
+def _options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
+    return finetune_options(settings.contextual, settings.finetune_epochs, device)
+
+
+complete_family(
+    FINETUNED,
+    options=_options,
+    chosen=lambda settings: bool(asked_sizes(settings)),
+    cells=plan_cells,
+    train=finetune_cells,
+    serve=measure_finetuned_serving,
+)

@@ -1,6 +1,6 @@
 """Progress of a run by stage, worded once for the CLI and the app.
 
-The runner emits :class:`~advisor.runner.ProgressEvent` (stages ``read``, ``plan``, ``featurize``,
+The runner emits :class:`~advisor.runner.ProgressEvent` (stages ``read``, ``warning``, ``plan``, ``featurize``,
 ``tune``, ``cell``, ``analysis``, ``done``). :func:`describe` turns one into the line both front ends show;
 :class:`ProgressFile` keeps the latest one in a small JSON file that the app polls instead of reading
 every metric history from MLflow; :class:`FeaturizeMeter` turns an encoder's batch callbacks into
@@ -32,6 +32,7 @@ __all__ = [
 PROGRESS_FILE_ENV = "ADVISOR_PROGRESS_FILE"
 STAGES: dict[str, str] = {
     "read": "reading the data",
+    "warning": "warning",  # a reader's warning: the same words as ``advisor inspect``
     "plan": "planning the grid",
     "featurize": "featurizing",
     "tune": "choosing each family's learning rate on dev",

@@ -22,7 +22,7 @@ from typing import Any
 from advisor.analysis import Analysis
 from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
-from advisor.grid import Cell, GridPlan, profiles, subset_order, tuning_seeds
+from advisor.grid import Cell, profiles, subset_order, tuning_seeds
 from advisor.pipeline import (
     LR_TAG,
     TUNING_TABLE,
@@ -40,14 +40,16 @@ from advisor.pipeline import (
     next_extension,
     plan_run,
     run_stages,
+    then_own_trainers,
     train_cells,
     train_one,
+    trains_itself,
     tuning_size,
     with_size,
     worker_count,
 )
 from advisor.settings import RunSettings
-from advisor.tracking import CURVES_TABLE, AnalysisTracker, resolve_tracking_uri
+from advisor.tracking import ANALYSIS_COMPLETE, AnalysisTracker, resolve_tracking_uri
 from advisor.validate import validate_settings
 
 __all__ = ["ProgressEvent", "RunOutcome", "run_analysis"]
@@ -91,8 +93,10 @@ class RunOutcome:
 def _read(
     settings: RunSettings, splits: DataSplits | None, notify: Callable[[ProgressEvent], None]
 ) -> DataSplits:
+    """The splits, and every warning the readers raised, shown as a ``warning`` event each (as
+    ``advisor inspect`` shows them): a skipped row or an unseen label must not pass silently."""
     notify(ProgressEvent("read", message=Path(str(settings.data)).name))
-    return splits or read_splits(
+    splits = splits or read_splits(
         settings.data,
         settings.task,
         dev=settings.dev,
@@ -102,6 +106,9 @@ def _read(
         seed=settings.split_seed,
         strict=settings.strict,
     )
+    for warning in dict.fromkeys(splits.warnings):
+        notify(ProgressEvent("warning", message=warning))
+    return splits
 
 
 def _open(
@@ -123,6 +130,7 @@ def _open(
         log_dataset_inputs(tracker.client, tracker.parent_id, splits, plan.name)  # MLflow's "Datasets" column
         log_test_tokens(tracker.client, tracker.parent_id, splits)  # the app's item explorer, even if killed
     tracker.log_parent_tags({"advisor.total_cells": str(len(plan.grid.cells)), "advisor.device": plan.device})
+    tracker.log_reader_warnings(list(dict.fromkeys(splits.warnings)))
     return tracker
 
 
@@ -153,7 +161,7 @@ def _run_analysis(
     started = time.perf_counter()
     splits = _read(settings, splits, notify)
     timings: dict[str, float] = {"read": time.perf_counter() - started}
-    plan = plan_run(settings, splits, (_finetune_extension,))
+    plan = plan_run(settings, splits)
     tracker = _open(settings, plan, splits, notify)
     pending, reused = _pending(settings, plan, tracker, notify)
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
@@ -164,7 +172,7 @@ def _run_analysis(
             training.train(plan, pending, reused)
         plan, reused = _extend(plan, training, reused)
         training.features.clear()  # the analysis needs the memory more
-        if sink.computed or not _has_analysis(tracker):
+        if sink.computed or not tracker.analysis_complete():
             analysis = _analyse(settings, plan, splits, sink, reused, notify)
         status = "FINISHED"
     except KeyboardInterrupt:
@@ -176,6 +184,7 @@ def _run_analysis(
     if analysis is not None:  # after close: the report states the run's final status, not RUNNING
         analysis = replace(analysis, status=status)  # as a reader of the closed run gets it back
         timings["report"] = final_report(tracker, analysis)
+        tracker.mark_analysis(ANALYSIS_COMPLETE)  # last: a run killed before this re-analyses
     total = len(plan.grid.cells)
     notify(ProgressEvent("done", done=total, total=total))
     return RunOutcome(
@@ -280,7 +289,8 @@ def _start_cells(
     cache: dict[str, Any] | None = None,
 ) -> tuple[Iterator[CellOutcome], int]:
     """Featurize what the pending cells need (``cache``: features an earlier batch of this process
-    made), open their child runs, and start the executor."""
+    made), open their child runs, and start the executor; cells of a family with a trainer of its own
+    (the fine-tuned reference) follow in this process, and closing the iterator stops the workers."""
     features = featurize_missing(
         plan.grid, pending, plan.options, splits, tracker, timings, notify, ProgressEvent, cache
     )
@@ -291,7 +301,7 @@ def _start_cells(
             cell.embedding, cell.seed, {"embedding": cell.embedding, **plan.options[cell.embedding]}
         )
     n_workers = worker_count(settings.workers, plan.device, len(pending))
-    frozen = [c for c in pending if c.embedding in plan.grid.embeddings]
+    frozen = [c for c in pending if not trains_itself(c)]
 
     def execute(cells: list[Cell]) -> Iterator[CellOutcome]:
         if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
@@ -302,10 +312,8 @@ def _start_cells(
 
     state["lrs"] = _learning_rates(settings, plan, frozen, tracker, execute, notify)
     cells = execute(frozen)
-    if len(frozen) < len(pending):  # the fine-tuned reference: in this process, after the rest
-        from advisor.finetune import then_finetune
-
-        cells = then_finetune(cells, pending, plan.options, splits)
+    if len(frozen) < len(pending):  # families that train their own cells: in this process, after the rest
+        cells = then_own_trainers(cells, [c for c in pending if trains_itself(c)], plan.options, splits)
     return cells, n_workers
 
 
@@ -367,6 +375,7 @@ def _analyse(
     t0, total, timings = time.perf_counter(), len(plan.grid.cells), sink.timings
     notify(ProgressEvent("analysis", done=total, total=total, message="difficulty and verdict"))
     sink.reuse(reused)
+    sink.tracker.mark_analysis("running")  # until the report is logged, a re-run redoes the stages
     context = StageContext(
         settings,
         splits,
@@ -380,29 +389,3 @@ def _analyse(
     run_stages(context)
     timings["analysis"] = time.perf_counter() - t0
     return context.analysis
-
-
-def _with_finetune(
-    settings: RunSettings, profile: Any, plan: GridPlan, options: dict[str, Any], device: str
-) -> GridPlan:
-    """The plan with the fine-tuned reference's cells after the frozen ones (validated before any run opens)."""
-    from dataclasses import replace
-
-    from advisor.finetune import FINETUNED, finetune_options, parse_finetune_sizes, plan_finetune
-
-    tokens = parse_finetune_sizes(settings.finetune_sizes)
-    cells = plan_finetune(profile.finetune if tokens is None else tokens, plan, settings.finetune_seeds)
-    if not cells:
-        return plan
-    options[FINETUNED] = finetune_options(settings.contextual, settings.finetune_epochs, device)
-    return replace(plan, cells=[*plan.cells, *cells])
-
-
-def _finetune_extension(
-    settings: RunSettings, grid: GridPlan, options: dict[str, Any], device: str
-) -> GridPlan:
-    return _with_finetune(settings, profiles.get(settings.profile), grid, options, device)
-
-
-def _has_analysis(tracker: AnalysisTracker) -> bool:
-    return any(a.path == CURVES_TABLE for a in tracker.client.list_artifacts(tracker.parent_id, "analysis"))

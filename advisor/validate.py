@@ -3,20 +3,23 @@
 ``advisor run`` used to find a bad ``--layer``, ``--static`` file or ``--device`` only after
 featurizing, leaving FAILED runs behind; a bad ``--tag`` even left the parent RUNNING. Everything
 that can be checked without training is checked here, before the first MLflow run exists or any
-model weights are loaded (the encoder's ``config.json`` is read, nothing more). Each failure is an
-:class:`~advisor.errors.AdvisorError` (exit 2, ``file:line: message`` plus a hint).
+model weights are loaded (the encoder's configuration is loaded and its folder listed, nothing more).
+Issue 28 moved the last late checks here: every line of a ``--static`` file (the parse is the run's
+own, cached), ``--price-per-hour`` and ``--spacy-model``, NaN/inf and absurd numbers, and the folders
+the run writes to. Each failure is an :class:`~advisor.errors.AdvisorError` (exit 2,
+``file:line: message`` plus a hint).
 """
 
 from __future__ import annotations
 
-import gzip
-import json
+import math
 import os
-import re
+import shutil
 import socket
+import warnings
+import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlparse
 
 from advisor._error_codes import (
@@ -45,19 +48,22 @@ from advisor._error_codes import (
     E222,
     E222_LONG,
     E222_RESERVED,
-    E230,
     E232,
-    E234_CONFIG,
     E239,
     E239_COUNT,
     E239_UNKNOWN,
+    E244,
+    E245,
+    E246,
+    E246_LOW_SPACE,
+    E246_NOT_FOLDER,
 )
 from advisor.data import TASKS, check_file, is_hf_spec
 from advisor.embeddings import embedding_choices
 from advisor.finetune import parse_finetune_sizes
-from advisor.grid import Profile, profiles
-from advisor.settings import RunSettings
-from advisor.vocabulary import family, task_choices
+from advisor.grid import profiles
+from advisor.settings import LIMITS, RunSettings, setting
+from advisor.vocabulary import FAMILIES, family, family_runs, task_choices
 
 __all__ = [
     "FAMILY_CHECKS",
@@ -67,11 +73,14 @@ __all__ = [
     "check_distill_layer",
     "check_embeddings",
     "check_experiment",
+    "check_finite",
     "check_layer",
+    "check_limit",
     "check_precision",
     "check_static_file",
     "check_tags",
     "check_tracking_uri",
+    "check_writable_folder",
     "choices_of",
     "encoder_layers",
     "validate_settings",
@@ -89,8 +98,11 @@ TRACKING_SCHEMES = (
     "uc",
 )
 _RESERVED_TAG_PREFIXES = ("mlflow.", "advisor.")
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
-_MAX_SEED = 2**32 - 1  # numpy / scikit-learn random_state
+_MAX_SEED = LIMITS["split_seed"][0]  # numpy / scikit-learn random_state
+#: Tasks whose difficulty analysis parses sentences with spaCy (the classification complexity metric).
+_PARSED_TASKS = ("classify",)
+#: Free space a run needs at least where it writes (the store, the caches): below it, say so up front.
+MIN_FREE_MB = 50
 
 
 def validate_settings(settings: RunSettings) -> None:
@@ -99,53 +111,56 @@ def validate_settings(settings: RunSettings) -> None:
     A :class:`RunSettings` is plain data (nothing is checked when it is made), so every check is here.
     """
     check_embeddings(settings.embeddings)
-    profile = profiles.get(settings.profile)
-    finetune = parse_finetune_sizes(settings.finetune_sizes)  # a bad size list fails before anything runs
+    profiles.get(settings.profile)  # an unknown profile fails first
+    parse_finetune_sizes(settings.finetune_sizes)  # a bad size list fails before anything runs
     _check_task(settings.task)
     check_data_path(settings.data, "training data")
     for role, path in (("--dev", settings.dev), ("--test", settings.test)):
         if path is not None:
             check_data_path(path, role)
     _check_numbers(settings)
-    if settings.static is not None:
-        check_static_file(settings.static)
     _check_families(settings)
-    _check_finetune(settings, finetune, profile)
+    _at_least(settings.finetune_epochs, 1, "--finetune-epochs")  # checked whether or not it runs
+    _at_least(settings.finetune_seeds, 1, "--finetune-seeds")
     if settings.device is not None:
         check_device(settings.device)
     check_precision(settings.precision)
-    check_tracking_uri(settings.tracking_uri)
+    if settings.difficulty and settings.task in _PARSED_TASKS and settings.spacy_model:
+        from advisor.difficulty import check_parser_model
+
+        check_parser_model(settings.spacy_model)  # from its meta.json: nothing is loaded
+    _check_storage(check_tracking_uri(settings.tracking_uri), settings.cache_dir)
     from advisor.backends import check_backend
 
     check_backend(settings.backend, settings.ray_address)
     check_experiment(settings.experiment)
     check_tags(settings.tags)
+    if settings.static is not None:  # last: the whole file is parsed (and cached for the run)
+        check_static_file(settings.static)
 
 
-#: The setting checks a family may name in ``Family.checks``, run in this order when a chosen family does.
+#: The setting checks a family may name in ``Family.checks``, run in this order when a family that runs does.
 FAMILY_CHECKS: dict[str, Callable[[RunSettings], None]] = {
     "pooling": lambda settings: check_pooling(settings.pooling),
     "layer": lambda settings: check_layer(settings.layer, encoder_layers(settings.contextual)),
     "distill_layer": lambda settings: check_distill_layer(
         settings.distill_layer, encoder_layers(settings.contextual)
     ),
+    # the encoder a family trains itself must load (config only): the fine-tuned reference
+    "encoder": lambda settings: encoder_layers(settings.contextual),
 }
 
 
 def _check_families(settings: RunSettings) -> None:
-    """The checks the chosen families declare, each once (contextual and distilled share pooling)."""
-    wanted = {check for name in settings.embeddings for check in family(name).checks}
+    """The checks of the families that will run, each once (contextual and distilled share pooling):
+    the ones ``settings.embeddings`` names, and the ones their own switch chooses (the fine-tuned
+    reference: ``--finetune-sizes`` or the profile)."""
+    running = [family(name) for name in settings.embeddings]
+    running += [f for f in FAMILIES.values() if f.chosen is not None and family_runs(f, settings)]
+    wanted = {check for declared in running for check in declared.checks}
     for name, check in FAMILY_CHECKS.items():
         if name in wanted:
             check(settings)
-
-
-def _check_finetune(settings: RunSettings, tokens: tuple[str, ...] | None, profile: Profile) -> None:
-    """The fine-tuned reference's sizes (``tokens``, parsed; range once the data is read) and its encoder."""
-    _at_least(settings.finetune_epochs, 1, "--finetune-epochs")
-    _at_least(settings.finetune_seeds, 1, "--finetune-seeds")
-    if tokens or (tokens is None and profile.finetune):
-        encoder_layers(settings.contextual)  # the encoder it fine-tunes must load (config only)
 
 
 def check_embeddings(names: list[str]) -> None:
@@ -183,17 +198,32 @@ def _at_least(value: int | None, minimum: int, option: str) -> None:
         raise E211(option=option, requirement=f"be at least {minimum}, got {value}")
 
 
+def check_finite(value: float | None, option: str) -> None:
+    """NaN and inf are refused by name (``value < 0`` is False for NaN, so range checks let it through)."""
+    if value is not None and not (isinstance(value, int) or math.isfinite(value)):
+        raise E244(option=option, value=value)
+
+
+def check_limit(value: float | None, name: str, option: str | None = None) -> None:
+    """``value`` of setting ``name`` at most its :data:`advisor.settings.LIMITS` bound (the reason is the hint)."""
+    limit, why = LIMITS[name]
+    if value is not None and value > limit:
+        raise E245(option=option or setting(name).flag, limit=f"{limit:,}", value=value, why=why)
+
+
 def _check_numbers(settings: RunSettings) -> None:
-    """Grid and training numbers: sizes, fractions, seeds, workers, step budget, dimensions."""
-    _at_least(settings.workers, 1, "--workers")
-    _at_least(settings.seeds, 1, "--seeds")
-    _at_least(settings.max_steps, 1, "--max-steps")
-    _at_least(settings.patience, 1, "--patience")
-    if settings.lr is not None and not 0 < settings.lr < 1:
+    """Grid and training numbers: sizes, fractions, seeds, workers, step budget, dimensions, price."""
+    for name in ("workers", "seeds", "max_steps", "patience", "random_dim"):
+        _at_least(getattr(settings, name), 1, setting(name).flag)
+    if settings.lr is not None and not 0 < settings.lr < 1:  # NaN and inf fail too
         raise E211(option="--lr", requirement=f"lie in (0, 1), got {settings.lr}")
-    _at_least(settings.random_dim, 1, "random_dim")
     if not 0 <= settings.split_seed <= _MAX_SEED:
         raise E211(option="--split-seed", requirement=f"lie in 0..{_MAX_SEED}, got {settings.split_seed}")
+    check_finite(settings.price_per_hour, "--price-per-hour")
+    if settings.price_per_hour is not None and settings.price_per_hour < 0:
+        raise E211(option="--price-per-hour", requirement=f"not be negative, got {settings.price_per_hour}")
+    for name in LIMITS:
+        check_limit(getattr(settings, name), name)
     if settings.sizes and settings.fractions:
         raise E213()
     if settings.sizes and min(settings.sizes) < 1:
@@ -227,62 +257,16 @@ def check_pooling(pooling: str) -> None:
         raise E232(kind="pooling", name=pooling, choices=", ".join(POOLINGS))
 
 
-def _looks_like_path(ref: str) -> bool:
-    return ref.startswith(("/", ".", "~")) or os.sep in ref.strip("/").replace("/", "", 1) or "\\" in ref
-
-
 def encoder_layers(model: str | None) -> int:
-    """``num_hidden_layers`` of the encoder, from its ``config.json`` only (no weights are loaded)."""
-    if model is None:
-        from advisor.embeddings import default_encoder
+    """``num_hidden_layers`` of the encoder (the packaged one when None), from its configuration alone.
 
-        model = default_encoder()
-    folder = Path(model).expanduser()
-    if folder.is_dir():
-        config_file = folder / "config.json"
-        try:
-            config = json.loads(config_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise E230(
-                model=model,
-                problem="the directory has no config.json",
-                hint="pass a Hugging Face model directory saved with save_pretrained, or a hub id",
-            ) from None
-        except (OSError, ValueError) as error:
-            raise E230(model=model, problem=f"cannot read config.json: {error}") from None
-        return _layers_from_config(config, model)
-    if _looks_like_path(model) or not _HUB_ID.match(model):
-        raise E230(
-            model=model,
-            problem="no such model directory",
-            hint="pass an existing local model directory or a hub id such as bert-base-cased",
-        )
-    return _hub_layers(model)
+    :func:`advisor.embeddings.encoder_depth` loads a local folder's config with transformers itself and
+    checks that weights and tokenizer files are there, so a broken folder fails here, not after the
+    run was created; a hub id is resolved from the cache (or fetched, config only, when online).
+    """
+    from advisor.embeddings import default_encoder, encoder_depth
 
-
-def _layers_from_config(config: dict[str, Any], model: str) -> int:
-    for source in (config, config.get("text_config") or {}, config.get("encoder") or {}):
-        value = source.get("num_hidden_layers", source.get("n_layers", source.get("num_layers")))
-        if isinstance(value, int) and value > 0:
-            return value
-    raise E234_CONFIG(model=model)
-
-
-def _hub_layers(model: str) -> int:
-    """The config of a hub model: from the local cache, or fetched (config only) when online."""
-    from transformers import AutoConfig
-
-    try:
-        config = AutoConfig.from_pretrained(model, trust_remote_code=False)
-    except (OSError, ValueError) as error:
-        raise E230(
-            model=model,
-            problem=f"cannot load its configuration ({type(error).__name__}): it is not a local directory, "
-            "not in the Hugging Face cache, or the hub cannot be reached",
-            hint="pass a local model directory, run once with internet access, or omit --contextual for the "
-            "packaged all-MiniLM-L6-v2",
-        ) from None
-    return _layers_from_config(config.to_dict(), model)
+    return encoder_depth(model if model is not None else default_encoder())
 
 
 def check_layer(layer: str, n_layers: int) -> None:
@@ -302,40 +286,51 @@ def check_distill_layer(layer: str | int | None, n_layers: int) -> None:
 
 
 def check_static_file(path: str) -> None:
-    """A readable vectors file whose first line is an ``N D`` header or ``word v1 … vD``."""
-    from advisor.embeddings import PACKAGED_GLOVE
+    """Every line of the vectors file: a word then ``dim`` finite numbers (``file:line`` of the first bad one).
+
+    A streaming parse (pandas' C reader, the careful line-by-line reader where it gives up) of the whole
+    file, not its first line: a bad value on line 200,000 used to fail the run after featurizing. The
+    parsed table is the run's own: it is cached by path, size and modification time (in memory and
+    under the cache root), so the run loads it again for free.
+    """
+    from advisor.embeddings import PACKAGED_GLOVE, load_vectors
 
     if path == PACKAGED_GLOVE:
         return
     file = check_file(path)
-    first = _first_line(file)
-    fields = first.rstrip("\r\n ").split(" ")
-    if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
-        return
-    numbers = 0
-    for value in reversed(fields[1:]):
-        try:
-            float(value)
-        except ValueError:
-            break
-        numbers += 1
-    if numbers == 0:
-        raise E120_FIRST_LINE(file=path, line=1)
+    try:
+        first = _first_line(file)
+        fields = first.rstrip("\r\n ").split(" ")
+        header = len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit()
+        if not header and not any(_is_number(value) for value in fields[1:]):
+            raise E120_FIRST_LINE(file=path, line=1)  # not vectors at all: say so, not "not a number"
+        with warnings.catch_warnings():  # pandas' mixed-type note on a bad file: the error says it better
+            warnings.filterwarnings("ignore", message="Columns .* have mixed types")
+            load_vectors(path)
+    except (OSError, EOFError, zlib.error) as error:  # a corrupt or truncated .gz, an unreadable file
+        raise E120_READ(reason=error, file=path) from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _first_line(file: Path, limit: int = 1 << 20) -> str:
     """The first non-empty line (at most ``limit`` bytes), decoded leniently; gzip when ``.gz``."""
-    try:
-        opener = gzip.open if file.suffix == ".gz" else open
-        with opener(file, "rb") as handle:
-            for _ in range(100):
-                raw = handle.readline(limit)
-                if not raw:
-                    break
-                if raw.strip():
-                    return raw.decode("utf-8", errors="replace")
-    except (OSError, EOFError) as error:
-        raise E120_READ(reason=error, file=str(file)) from None
+    import gzip
+
+    opener = gzip.open if file.suffix == ".gz" else open
+    with opener(file, "rb") as handle:
+        for _ in range(100):
+            raw = handle.readline(limit)
+            if not raw:
+                break
+            if raw.strip():
+                return raw.decode("utf-8", errors="replace")
     raise E120_EMPTY(file=str(file), line=1)
 
 
@@ -374,6 +369,47 @@ def check_device(device: str) -> None:
     if parsed.type == "mps" and torch.backends.mps.is_available():
         return
     raise E239(device=device, problem="not available here", hint="use cpu or cuda")
+
+
+# -- storage -----------------------------------------------------------------------------------------
+
+
+def _check_storage(uri: str, cache_dir: str | None) -> None:
+    """The folders a run writes to, before it starts: the sqlite store's artifacts and the cache root."""
+    from advisor.cache import CACHE_ENV
+    from advisor.cache import cache_dir as cache_folder
+
+    if uri.startswith("sqlite:///"):
+        artifacts = Path(uri.removeprefix("sqlite:///")).parent / "artifacts"
+        check_writable_folder(artifacts, "MLflow artifact folder", "--tracking-uri")
+    option = "ADVISOR_CACHE_DIR" if cache_dir is None and os.environ.get(CACHE_ENV) else "--cache-dir"
+    check_writable_folder(cache_folder("features"), "cache folder", option)
+
+
+def check_writable_folder(path: str | os.PathLike[str], what: str, option: str) -> None:
+    """``path`` is a folder (or can be made) that this process may write in, on a disk with room.
+
+    Raises E246 naming ``what``, the path and the ``option`` that chose it: a read-only or full disk used
+    to surface as an OSError (or sqlite's "database or disk is full") in the middle of a run.
+    """
+    folder = Path(path).expanduser()
+    existing = folder
+    try:
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        is_dir = existing.is_dir()
+    except OSError as error:
+        raise E246_NOT_FOLDER(
+            what=what, path=folder, problem=error.strerror or error, option=option
+        ) from None
+    if not is_dir:
+        problem = f"{existing} is a file, not a folder"
+        raise E246_NOT_FOLDER(what=what, path=folder, problem=problem, option=option)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise E246(what=what, path=folder, option=option)
+    free_mb = shutil.disk_usage(existing).free / 1e6
+    if free_mb < MIN_FREE_MB:
+        raise E246_LOW_SPACE(what=what, path=folder, free_mb=free_mb, need_mb=MIN_FREE_MB, option=option)
 
 
 # -- tracking ----------------------------------------------------------------------------------------

@@ -8,7 +8,11 @@ tuples had drifted (two orders of the families, three "task -> primary metric" r
   from the settings, checks, featurize order, serving, colour, label, verdict rule) and registered in
   :data:`FAMILIES` with :func:`register_family`; its cost places it in the cost order (cheapest first).
   Costs leave gaps so a new family slots in without renumbering (``distilled`` between static and
-  contextual, ``finetuned`` after contextual).
+  contextual, ``finetuned`` after contextual). A family that is not a frozen embedding of the grid
+  (the fine-tuned reference) declares hooks: whether the settings choose it, its cells, its trainer,
+  its serving. Hooks that need modules above this one come from the family's own module, which adds
+  them with :func:`complete_family` when imported (``finetuned``: :mod:`advisor.finetune`, imported by
+  the orchestration).
 - :func:`pairs`: (costlier, cheaper) pairs in the order the verdict reads them.
 - :class:`TaskSpec`: per task its primary metric, unit of analysis, scorer and unit correctness,
   registered in :data:`advisor.registry.tasks`.
@@ -16,8 +20,8 @@ tuples had drifted (two orders of the families, three "task -> primary metric" r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -29,16 +33,18 @@ from advisor.stats import EntitySpan, recognised_exactly
 __all__ = [
     "ENOUGH_AGAINST",
     "FAMILIES",
+    "HOOKS",
     "PAIRS",
     "PAPER_FAMILIES",
-    "SERVING_KINDS",
     "Borrow",
     "Family",
     "FamilyOptions",
     "FamilySettings",
     "TaskSpec",
+    "complete_family",
     "family",
     "family_label",
+    "family_runs",
     "featurize_order",
     "is_frozen",
     "ordered",
@@ -71,10 +77,28 @@ class FamilySettings(Protocol):
     def distill_layer(self) -> str | None: ...
     @property
     def cache_dir(self) -> str | None: ...
+    @property
+    def embeddings(self) -> list[str]: ...
+    @property
+    def profile(self) -> str: ...
+    @property
+    def finetune_sizes(self) -> str | None: ...
+    @property
+    def finetune_epochs(self) -> int | None: ...
+    @property
+    def finetune_seeds(self) -> int | None: ...
 
 
 #: A family's options from the run's settings: ``(settings, random_dim, device) -> options``.
 FamilyOptions = Callable[[FamilySettings, int, str], dict[str, Any]]
+#: Whether the settings choose a family ``settings.embeddings`` does not name: ``(settings) -> bool``.
+FamilyChosen = Callable[[FamilySettings], bool]
+#: A family's own cells: ``(settings, grid) -> [Cell]`` (:class:`advisor.grid.GridPlan`, ``Cell``).
+FamilyCells = Callable[[FamilySettings, Any], list[Any]]
+#: Trains a family's cells itself: ``(cells, its options, splits) -> iter of (cell, result, seconds)``.
+FamilyTrainer = Callable[[Sequence[Any], dict[str, Any], Any], Iterator[tuple[Any, Any, float]]]
+#: Times a family's serving from raw text: ``(its options, splits, sample, device, repeats) -> ServingCost``.
+FamilyServing = Callable[[dict[str, Any], Any, Any, str, int], Any]
 
 
 @dataclass(frozen=True)
@@ -94,13 +118,17 @@ class Family:
     """An embedding family and everything the rooms ask about it, declared once.
 
     ``cost`` orders families cheapest first (gaps leave room for new ones). ``options`` builds the
-    family's options from the settings (None: not planned from the grid; the fine-tuned reference is
-    added by its grid extension). ``checks`` names the setting checks :mod:`advisor.validate` runs
-    when the family is chosen. ``after`` / ``borrows``: families featurized first and what is taken
-    from them. ``per_seed``: one fitted embedding per cell seed. ``serving_options`` switch a fitted
-    embedding to what a server loads; ``served_by`` says how serving is timed (``"embedding"``: a
-    frozen embedding + head, :mod:`advisor.costs`; ``"finetune"``: :mod:`advisor.finetune`).
-    ``enough``: whether the verdict may say "<name> is enough" and which gap it states (None: never).
+    family's options from the settings (None only until its module completes it). ``checks`` names the
+    setting checks :mod:`advisor.validate` runs when the family runs. ``after`` / ``borrows``:
+    families featurized first and what is taken from them. ``per_seed``: one fitted embedding per
+    cell seed. ``serving_options`` switch a fitted embedding to what a server loads. ``enough``:
+    whether the verdict may say "<name> is enough" and which gap it states (None: never).
+
+    The hooks, None for a frozen embedding of the grid: ``chosen`` (None: it runs when
+    ``settings.embeddings`` names it), ``cells`` (None: the grid's embeddings x sizes x seeds; a
+    family's own cells come after the grid's), ``train`` (None: the frozen-feature executor; a
+    family's own trainer runs its cells in this process after the executor's), ``serve`` (None:
+    :mod:`advisor.costs` times the frozen embedding + head).
     """
 
     name: str
@@ -115,9 +143,12 @@ class Family:
     borrows: tuple[Borrow, ...] = ()
     per_seed: bool = False
     serving_options: tuple[tuple[str, Any], ...] = ()
-    served_by: str = "embedding"
     enough: str | None = None  # its "… is enough" verdict is stated against: "costlier" | "contextual"
     enough_serving_share: bool = False  # that verdict also states its share of contextual's latency
+    chosen: FamilyChosen | None = None
+    cells: FamilyCells | None = None
+    train: FamilyTrainer | None = None
+    serve: FamilyServing | None = None
 
 
 def _random_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
@@ -156,8 +187,8 @@ def _distilled_options(settings: FamilySettings, random_dim: int, device: str) -
 #: What a family's "… is enough" verdict is stated against (``Family.enough``): the worst gap of any
 #: costlier family, or contextual's gap to it.
 ENOUGH_AGAINST: tuple[str, ...] = ("costlier", "contextual")
-#: How a family's serving is timed (``Family.served_by``): a frozen embedding + head, or the fine-tuned model.
-SERVING_KINDS: tuple[str, ...] = ("embedding", "finetune")
+#: What a family's own module may add to its declaration here (:func:`complete_family`).
+HOOKS: tuple[str, ...] = ("options", "chosen", "cells", "train", "serve")
 
 FAMILIES: dict[str, Family] = {}
 
@@ -173,6 +204,21 @@ def register_family(declared: Family) -> Family:
 def unregister_family(name: str) -> None:
     """Remove family ``name`` (tests that register a toy family clean up with this)."""
     FAMILIES.pop(name, None)
+
+
+def complete_family(name: str, **hooks: Any) -> Family:
+    """Add ``hooks`` (names of :data:`HOOKS`) to family ``name`` declared here.
+
+    Why: the rooms below the orchestration read every family's name, cost, label and colour from
+    here, but a family's options, cells, trainer and serving may need modules above this one (the
+    fine-tuned reference's need the grid, the data and :mod:`advisor.costs`); its own module adds
+    them when it is imported. The declaration keeps its place in :data:`FAMILIES`.
+    """
+    unknown = sorted(set(hooks) - set(HOOKS))
+    if unknown:
+        raise ValueError(f"not a family hook: {', '.join(unknown)} (hooks: {', '.join(HOOKS)})")
+    FAMILIES[name] = completed = replace(family(name), **hooks)
+    return completed
 
 
 for _family in (
@@ -225,9 +271,9 @@ for _family in (
         "an encoder fine-tuned on the training split",
         label="Finetuned embeddings",
         colour="#d62728",
-        options=None,
+        options=None,  # options, chosen, cells, train, serve: completed by advisor.finetune
         frozen=False,
-        served_by="finetune",
+        checks=("encoder",),
     ),
 ):
     register_family(_family)
@@ -242,6 +288,14 @@ def family(name: str) -> Family:
         return FAMILIES[name]
     except KeyError:
         raise E201(kind="embedding family", name=name, choices=", ".join(FAMILIES)) from None
+
+
+def family_runs(declared: Family, settings: FamilySettings) -> bool:
+    """Whether ``declared`` runs under ``settings``: named in ``settings.embeddings``, or chosen by its
+    own ``chosen`` hook (the fine-tuned reference: ``--finetune-sizes`` or the profile)."""
+    if declared.chosen is None:
+        return declared.name in settings.embeddings
+    return declared.chosen(settings)
 
 
 def is_frozen(name: str) -> bool:

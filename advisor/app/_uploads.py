@@ -11,19 +11,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor._error_codes import E150, E151, E152, E250
+from advisor._error_codes import E150, E151, E152, E245, E250
 from advisor.tracking import store_uri
 
 __all__ = [
     "DATA_SUFFIXES",
     "DEFAULT_MAX_UPLOAD_MB",
     "DEMO_DIR",
+    "MAX_UPLOAD_LIMIT_MB",
     "DemoDataset",
     "StoredUpload",
+    "check_upload_mb",
     "demo_datasets",
     "detect_task",
     "max_upload_mb",
@@ -33,6 +36,9 @@ __all__ = [
 ]
 
 DEFAULT_MAX_UPLOAD_MB = 50
+#: The largest upload cap ``advisor ui`` accepts (MB): past it a value is a typing mistake.
+MAX_UPLOAD_LIMIT_MB = 10_240
+UPLOAD_ENV = "ADVISOR_MAX_UPLOAD_MB"
 #: Suffixes with a format of their own (any other is read as ``label text`` lines, like the CLI does).
 DATA_SUFFIXES: tuple[str, ...] = (
     ".conll",
@@ -47,20 +53,46 @@ DATA_SUFFIXES: tuple[str, ...] = (
 )
 #: The bundled demo corpora, package data (experiments/demo links here); made by experiments/make_demo.py.
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
+#: Unicode categories never kept in a stored name: controls, format characters (bidi overrides and
+#: isolates, zero-width spaces, BOM), surrogates, private use, line and paragraph separators.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 _NER_TAG = re.compile(r"^(O|[BIES]-\S+|[BIES]|[UL]-\S+)$")
 
 
 def max_upload_mb() -> int:
-    """The upload cap in MB: ``ADVISOR_MAX_UPLOAD_MB`` or 50 (``advisor ui`` passes the same to Streamlit)."""
-    raw = os.environ.get("ADVISOR_MAX_UPLOAD_MB", str(DEFAULT_MAX_UPLOAD_MB))
+    """The upload cap in MB: ``ADVISOR_MAX_UPLOAD_MB`` or 50 (``advisor ui`` passes the same to Streamlit).
+
+    A bad value names the environment variable (``advisor ui --max-upload-mb`` names its option).
+    """
+    raw = os.environ.get(UPLOAD_ENV, str(DEFAULT_MAX_UPLOAD_MB))
     try:
-        value = int(raw)
+        value = int(raw.strip())
     except ValueError:
         raise E250(
-            option="ADVISOR_MAX_UPLOAD_MB", requirement="a whole number of megabytes", value=repr(raw)
+            option=UPLOAD_ENV,
+            requirement="a whole number of megabytes",
+            value=repr(raw),
+            hint=f"e.g. {UPLOAD_ENV}=200, or unset it for {DEFAULT_MAX_UPLOAD_MB} MB",
         ) from None
-    if value <= 0:
-        raise E250(option="ADVISOR_MAX_UPLOAD_MB", requirement="positive", value=value)
+    return check_upload_mb(value, UPLOAD_ENV)
+
+
+def check_upload_mb(value: int, source: str) -> int:
+    """``value`` MB as an upload cap: at least 1, at most :data:`MAX_UPLOAD_LIMIT_MB`; errors name ``source``."""
+    if value < 1:
+        raise E250(
+            option=source,
+            requirement="positive",
+            value=value,
+            hint=f"the upload cap in megabytes, at least 1 (default {DEFAULT_MAX_UPLOAD_MB})",
+        )
+    if value > MAX_UPLOAD_LIMIT_MB:
+        raise E245(
+            option=source,
+            limit=f"{MAX_UPLOAD_LIMIT_MB:,}",
+            value=value,
+            why="a browser upload over 10 GB is not practical; run `advisor run` on the file instead",
+        )
     return value
 
 
@@ -75,13 +107,20 @@ def upload_root(tracking_uri: str | None = None) -> Path:
 
 
 def sanitize_filename(name: str) -> str:
-    """The name as the user gave it, minus any directory part, control characters and leading dots.
+    """The name as the user gave it, minus any directory part, control and bidi characters, leading dots.
 
     Spaces, accents and brackets stay (messages and the run name then match the user's file); at
-    most 120 characters, the suffix kept.
+    most 120 characters, the suffix kept. Invisible format characters go too: U+202E (right-to-left
+    override) would show ``evil<U+202E>vsc.txt`` as ``eviltxt.csv``. A name that is only a suffix
+    (``"  ../ .csv"``) becomes ``upload.csv``, so the reader still knows the format.
     """
     base = re.split(r"[\\/]", name)[-1]
-    cleaned = re.sub(r"[\x00-\x1f\x7f]+", "", base).strip().lstrip(".").strip()
+    base = "".join(ch for ch in base if unicodedata.category(ch) not in _INVISIBLE)
+    cleaned = base.strip().lstrip(".").strip()
+    stem, dot, suffix = base.strip().rpartition(".")
+    suffix = suffix.strip()
+    if dot and suffix and len(suffix) <= 10 and not stem.strip(". "):
+        return f"upload.{suffix}"  # nothing but dots and spaces before the suffix
     if not cleaned:
         cleaned = "upload"
     stem, dot, suffix = cleaned.rpartition(".")

@@ -11,6 +11,7 @@ import sys
 from rich.markup import escape
 
 from advisor.cli._app import app, err_console
+from advisor.cli._storage import storage_error
 from advisor.errors import AdvisorError
 
 # Importing a command module registers its command on ``app``.
@@ -36,3 +37,9 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]")
         sys.exit(130)
+    except Exception as error:  # a full or read-only disk met while writing: said, with its path
+        found = storage_error(error, sys.argv)
+        if found is None:
+            raise
+        err_console.print(f"[bold red]error:[/] {escape(found.render())}", highlight=False, soft_wrap=True)
+        sys.exit(2)

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from advisor._error_codes import E211, E220_NOT_SQLITE
 from advisor.data import DataSplits, read_splits
 from advisor.settings import DATA_OPTIONS, Setting, default_of, setting
 
@@ -29,6 +30,9 @@ __all__ = [
     "TestOpt",
     "TextColOpt",
     "annotated",
+    "check_output_file",
+    "check_output_folder",
+    "check_store_file",
     "load_splits",
     "parameter",
     "with_data_options",
@@ -161,3 +165,47 @@ def load_splits(
         seed=split_seed,
         strict=strict,
     )
+
+
+# -- outputs and stores, checked before anything is computed ----------------------------------------
+
+
+def check_output_folder(folder: Path, what: str, option: str) -> None:
+    """A folder the command will write into: not a file, writable, on a disk with room (E246 otherwise)."""
+    from advisor.validate import check_writable_folder
+
+    check_writable_folder(folder, what, option)
+
+
+def check_output_file(out: Path, option: str) -> None:
+    """A file the command will write: in an existing, writable folder, and not itself a folder.
+
+    Checked before computing: ``advisor metrics --out missing/x.csv`` used to fail after the metrics.
+    """
+    path = out.expanduser()
+    if path.is_dir():
+        raise E211(
+            option=option, requirement=f"name a file, but {out} is a folder", hint="e.g. --out items.csv"
+        )
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise E211(
+            option=option,
+            requirement=f"be in an existing folder, but {parent} does not exist",
+            hint="create the folder first, or write the file somewhere else",
+        )
+    check_output_folder(parent, "output folder", option)
+
+
+def check_store_file(uri: str | None) -> None:
+    """A local sqlite store that a reading command opens is an SQLite database (``advisor run`` checks the same)."""
+    if not uri or not uri.startswith("sqlite:///"):
+        return
+    db = Path(uri.removeprefix("sqlite:///"))
+    try:
+        with open(db, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return  # missing or unreadable: the reader says so (E225)
+    if head and head != b"SQLite format 3\x00":
+        raise E220_NOT_SQLITE(uri=uri, db=db)

@@ -109,7 +109,7 @@ def _print_result(result: Any, embedding: Any, data: str, min_count: int) -> Non
     from advisor.contextuality import encoder_name
 
     title = (
-        f"{encoder_name(embedding.model_ref)} on {escape(str(data))} (train split): {result.n_words:,} words "
+        f"{escape(encoder_name(embedding.model_ref))} on {escape(str(data))} (train split): {result.n_words:,} words "
         f"with ≥ {min_count} occurrences ({result.n_occurrences:,} used), {result.n_sentences:,} sentences; "
         "base = anisotropy baseline"
     )

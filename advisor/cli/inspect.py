@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DataOptions, with_data_options
@@ -13,11 +14,15 @@ __all__ = ["inspect", "render_summary"]
 
 
 def render_summary(summary: DatasetSummary) -> Table:
-    table = Table(title=f"{summary.source}", show_header=False, title_justify="left")
+    """The summary as a table; every string from the data (file name, labels, entity types) is plain
+    :class:`~rich.text.Text`: Rich reads ``str`` cells as markup, so a label ``[/]`` raised MarkupError,
+    ``[bold]neg`` was restyled and ``a\\[b`` lost its backslash (even through ``escape``)."""
+    e = Text
+    table = Table(title=e(f"{summary.source}"), show_header=False, title_justify="left")
     table.add_column("property", style="bold")
     table.add_column("value")
-    table.add_row("task", summary.task)
-    table.add_row(summary.item_name, f"{summary.items:,}")
+    table.add_row("task", e(summary.task))
+    table.add_row(e(summary.item_name), f"{summary.items:,}")
     if summary.skipped:
         lines = ", ".join(map(str, summary.skipped_lines[:5])) + (" …" if summary.skipped > 5 else "")
         table.add_row("skipped", f"{summary.skipped:,} with a label but no text (lines {lines})")
@@ -26,14 +31,15 @@ def render_summary(summary: DatasetSummary) -> Table:
     table.add_row("mean length", f"{summary.mean_length:.1f} tokens")
     kind = "tags" if summary.task == "ner" else "labels"
     shown = ", ".join(f"{k} {v:,}" for k, v in summary.labels.items())
-    table.add_row(kind, f"{len(summary.labels)}: {shown}")
+    table.add_row(kind, e(f"{len(summary.labels)}: {shown}"))
     if summary.task == "ner":
-        table.add_row("scheme", f"{summary.scheme} (normalised to IOB2)")
-        table.add_row("entities", ", ".join(f"{k} {v:,}" for k, v in summary.entity_counts.items()) or "none")
-    table.add_row("encoding", summary.encoding)
+        table.add_row("scheme", e(f"{summary.scheme} (normalised to IOB2)"))
+        entities = ", ".join(f"{k} {v:,}" for k, v in summary.entity_counts.items()) or "none"
+        table.add_row("entities", e(entities))
+    table.add_row("encoding", e(str(summary.encoding)))
     if summary.split_sizes:
         sizes = ", ".join(f"{k} {v:,}" for k, v in summary.split_sizes.items())
-        table.add_row("splits", f"{sizes} ({summary.split_method})")
+        table.add_row("splits", e(f"{sizes} ({summary.split_method})"))
     return table
 
 
@@ -41,11 +47,13 @@ def render_summary(summary: DatasetSummary) -> Table:
 @with_data_options
 def inspect(options: DataOptions) -> None:
     """Summarise a dataset: items, tokens, vocabulary, labels, tag scheme, encoding and split sizes."""
-    corpus, warnings = read_corpus(
-        options.data, options.task, options.text_col, options.label_col, strict=options.strict
-    )
-    splits = options.load()
-    summary = summarize(corpus, splits, warnings)
+    splits = options.load()  # the file is read once: ``splits.whole`` is it before any split
+    corpus = splits.whole
+    if corpus is None:
+        corpus, _ = read_corpus(
+            options.data, options.task, options.text_col, options.label_col, strict=options.strict
+        )
+    summary = summarize(corpus, splits)
     for warning in dict.fromkeys(summary.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     console.print(render_summary(summary))

@@ -19,6 +19,7 @@ from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DataOptions, with_data_options
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
 from advisor.settings import DEFAULT_POOLING
+from advisor.validate import check_limit
 
 __all__ = ["layers_command", "render_layer_sweep"]
 
@@ -80,6 +81,10 @@ def layers_command(
         raise E211(option="--seeds", requirement="be at least 1")
     if size is not None and size < 1:
         raise E211(option="--size", requirement="be at least 1")
+    if max_steps is not None and max_steps < 1:
+        raise E211(option="--max-steps", requirement="be at least 1")
+    check_limit(seeds, "seeds")
+    check_limit(max_steps, "max_steps")
     splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)

@@ -14,10 +14,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from advisor._error_codes import E503_CLI
+from advisor._error_codes import E211, E503_CLI
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DataOptions, with_data_options
-from advisor.difficulty import LEVELS, PartitionRule, item_metrics, summarize_metrics
+from advisor.cli._options import DataOptions, check_output_file, with_data_options
+from advisor.difficulty import LEVELS, PartitionRule, check_parser_model, item_metrics, summarize_metrics
 from advisor.registry import metrics as metric_registry
 
 __all__ = ["metrics_command", "render_metric_summary"]
@@ -77,6 +77,16 @@ def metrics_command(
     task = options.task
     if level is not None and task in LEVELS and level not in LEVELS[task]:
         raise E503_CLI(level=level, task=task, choices=", ".join(LEVELS[task]))
+    if not 0 < difficult_share < 1:  # NaN and inf fail too; checked before the data is read
+        raise E211(
+            option="--difficult-share",
+            requirement=f"lie in (0, 1), got {difficult_share}",
+            hint="the share of evaluation items called difficult, e.g. 0.5",
+        )
+    if out is not None:
+        check_output_file(out, "--out")  # before the metrics are computed, not after
+    if spacy_model and task == "classify":
+        check_parser_model(spacy_model)
     started = time.perf_counter()
     splits = options.load()
     for warning in dict.fromkeys(splits.warnings):
@@ -96,7 +106,7 @@ def metrics_command(
         console.print(f"  {escape(line)} [dim](unit: {escape(unit)})[/]", highlight=False, soft_wrap=True)
     if out is not None:
         table.to_csv(out, index=False)
-        console.print(f"per-item table: {escape(str(out))}")
+        console.print(f"per-item table: {escape(str(out))}", highlight=False, soft_wrap=True)
     console.print(
         f"[dim]read {loaded - started:.1f} s, metrics {computed - loaded:.1f} s[/]", highlight=False
     )

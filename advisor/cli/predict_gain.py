@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from advisor._error_codes import E830, E834, E834_OUT
 from advisor.cli._app import app, console, err_console
+from advisor.validate import check_limit
 
 __all__ = ["predict_gain_command"]
 
@@ -76,5 +77,6 @@ def _check_options(text: Path, format: str, confidence: float, seed: int, out: P
         raise E834(option="--confidence", requirement=f"be in (0, 1), got {confidence}")
     if seed < 0:
         raise E834(option="--seed", requirement=f"be at least 0, got {seed}")
+    check_limit(seed, "split_seed", "--seed")  # numpy takes 32-bit seeds
     if out is not None and not out.expanduser().resolve().parent.is_dir():
         raise E834_OUT(out=out, folder=out.expanduser().resolve().parent)

@@ -12,13 +12,17 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from advisor._error_codes import E245
 from advisor.cli._app import app, console, err_console
+from advisor.cli._options import check_output_folder, check_store_file
 from advisor.cli.run import UriOpt
+from advisor.validate import check_finite, check_limit
 from advisor.verdict import Recommendation, Thresholds, recommend, render
 
 __all__ = ["report", "thresholds_from_options"]
 
 _DEFAULTS = Thresholds()
+_MAX_BUDGET_ITEMS = 10**12
 
 
 def thresholds_from_options(
@@ -31,7 +35,24 @@ def thresholds_from_options(
     min_seeds: int = _DEFAULTS.min_seeds,
     confidence: float = _DEFAULTS.confidence,
 ) -> Thresholds:
-    """Thresholds from the command-line options (validated: bad values raise ConfigError)."""
+    """Thresholds from the command-line options (validated: bad values raise ConfigError naming the option)."""
+    for option, value in (
+        ("--acceptable-loss", acceptable_loss),
+        ("--latency-budget-ms", latency_budget_ms),
+        ("--label-cost", label_cost),
+        ("--labelling-budget-money", labelling_budget_money),
+        ("--max-extrapolation", max_extrapolation),
+        ("--confidence", confidence),
+    ):
+        check_finite(value, option)  # NaN passes every `value < 0` check of Thresholds
+    check_limit(min_seeds, "seeds", "--min-seeds")
+    if labelling_budget_items is not None and labelling_budget_items > _MAX_BUDGET_ITEMS:
+        raise E245(
+            option="--labelling-budget-items",
+            limit=f"{_MAX_BUDGET_ITEMS:,}",
+            value=labelling_budget_items,
+            why="a labelling budget of a trillion items is beyond any real project",
+        )
     return Thresholds(
         acceptable_loss=acceptable_loss,
         latency_budget_ms=latency_budget_ms,
@@ -105,7 +126,10 @@ def report(
         min_seeds,
         confidence,
     )
+    if out is not None:
+        check_output_folder(out, "report folder", "--out")  # before the run is read and judged
     store = require_store(tracking_uri)
+    check_store_file(store)  # a text file named as the store: said, not an sqlalchemy traceback
     close_stale_runs(store)  # an analysis whose process died is reported KILLED, not RUNNING
     analysis = load_analysis(run_id, tracking_uri=store)
     recommendation = recommend(analysis, thresholds)
@@ -126,8 +150,8 @@ def _print_verdict(status: str | None, recommendation: Recommendation, html: Pat
     for line in render(recommendation).summary_lines():
         console.print(escape(line), highlight=False, soft_wrap=True)
     console.print()
-    console.print(f"HTML report: {html}", highlight=False, soft_wrap=True)
-    console.print(f"Markdown report: {md}", highlight=False, soft_wrap=True)
+    console.print(f"HTML report: {escape(str(html))}", highlight=False, soft_wrap=True)
+    console.print(f"Markdown report: {escape(str(md))}", highlight=False, soft_wrap=True)
 
 
 def _log(run_id: str, tracking_uri: str | None, html: Path, md: Path, verdict: dict) -> None:

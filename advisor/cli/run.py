@@ -10,6 +10,7 @@ import time
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -76,6 +77,9 @@ class _Display:
 
         if self.file is not None:
             self.file(event)
+        if event.stage == "warning":  # stderr, worded as `advisor inspect` words it
+            err_console.print(f"[yellow]warning:[/] {escape(event.message)}", highlight=False, soft_wrap=True)
+            return
         text = describe(event)
         if not self.live:
             now = time.monotonic()
@@ -90,18 +94,18 @@ class _Display:
                 self.task_id,
                 total=event.total,
                 completed=event.done,
-                description=f"featurizing {event.message}",
+                description=escape(f"featurizing {event.message}"),  # the bar reads it as markup
                 unit="items",
             )
         elif event.stage in ("plan", "cell"):
             bar.update(
                 self.task_id, total=event.total, completed=event.done, description="training", unit="cells"
             )
-            bar.console.print(text, highlight=False)
+            bar.console.print(escape(text), highlight=False)  # file and label names are not markup
         else:
-            bar.update(self.task_id, description=STAGES.get(event.stage, event.stage))
+            bar.update(self.task_id, description=escape(STAGES.get(event.stage, event.stage)))
             if event.message:
-                bar.console.print(text, highlight=False)
+                bar.console.print(escape(text), highlight=False)
 
 
 def _embedding_costs(embeddings: Any) -> dict[str, dict[str, float]]:
@@ -191,9 +195,9 @@ def _print_verdict(run_id: str, tracking_uri: str) -> None:
     recommendation = recommend(analysis)
     notice = partial_notice(analysis.status)
     if notice:
-        console.print(f"[bold yellow]{notice}[/]", highlight=False)
+        console.print(f"[bold yellow]{escape(notice)}[/]", highlight=False)
     for line in render(recommendation).summary_lines():
-        console.print(line, highlight=False)
+        console.print(escape(line), highlight=False)  # labels and slice names are not markup
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
@@ -228,15 +232,17 @@ def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
         )
         raise SystemExit(130) from None
     console.print(
-        f"ran on [bold]{outcome.device}[/]: {len(outcome.computed)} cells computed, {len(outcome.reused)} reused "
-        f"({outcome.timings['total']:.1f}s); MLflow run {outcome.run_id} in {outcome.tracking_uri}",
+        f"ran on [bold]{escape(outcome.device)}[/]: {len(outcome.computed)} cells computed, {len(outcome.reused)} reused "
+        f"({outcome.timings['total']:.1f}s); MLflow run {outcome.run_id} in {escape(outcome.tracking_uri)}",
         highlight=False,
     )
     print_leaderboard(outcome.run_id, outcome.tracking_uri)
     _print_verdict(outcome.run_id, outcome.tracking_uri)
     browse = mlflow_ui_command(outcome.tracking_uri)  # a server's own URL (no credentials), or `mlflow ui`
     console.print(
-        f"report: advisor report {outcome.run_id}   |   browse: {browse}", highlight=False, soft_wrap=True
+        f"report: advisor report {outcome.run_id}   |   browse: {escape(browse)}",
+        highlight=False,
+        soft_wrap=True,
     )
     return outcome
 
@@ -299,7 +305,8 @@ def demo(
         raise E240(folder=DEMO_DIR)
     files = {"train": found[task].train, "dev": found[task].dev, "test": found[task].test}
     err_console.print(
-        f"demo: {task} on {files['train']} (dev {files['dev'].name}, test {files['test'].name})"
+        escape(f"demo: {task} on {files['train']} (dev {files['dev'].name}, test {files['test'].name})"),
+        highlight=False,
     )
     execute(
         RunSettings(

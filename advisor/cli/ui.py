@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from advisor._error_codes import E250, E260
-from advisor.app import DEFAULT_MAX_UPLOAD_MB
+from advisor.app import check_upload_mb
+from advisor.app import max_upload_mb as upload_mb
 from advisor.cli._app import app, err_console
 from advisor.tracking import store_uri
 
@@ -78,16 +80,22 @@ def ui(
             hint="reinstall the package (pip install --force-reinstall advisor): the app ships inside it",
         )
     uri = store_uri(tracking_uri)  # read-only: no ./mlruns folder until a run writes one
-    limit = max_upload_mb or int(os.environ.get("ADVISOR_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
-    if limit <= 0:
-        raise E250(option="--max-upload-mb", requirement="positive", value=limit)
+    if not 1 <= port <= 65535:
+        raise E250(option="--port", requirement="a TCP port in 1..65535", value=port, hint="e.g. --port 8501")
+    # the option when given (0 is an error, not "use the default"), else the environment variable:
+    # each error names the source the value came from
+    limit = check_upload_mb(max_upload_mb, "--max-upload-mb") if max_upload_mb is not None else upload_mb()
     env = {
         **os.environ,
         "ADVISOR_MAX_UPLOAD_MB": str(limit),
         "ADVISOR_TRACKING_URI": uri,
         "HF_HUB_OFFLINE": "1",
     }
-    err_console.print(f"advisor ui on http://{host}:{port}  (MLflow store {uri}; Ctrl-C stops it)")
+    err_console.print(
+        f"advisor ui on http://{escape(host)}:{port}  (MLflow store {escape(uri)}; Ctrl-C stops it)",
+        highlight=False,
+        soft_wrap=True,
+    )
     command = streamlit_command(host, port, uri, limit)
     if os.name == "posix":  # become the server: SIGTERM / Ctrl-C reach Streamlit itself, no orphan
         sys.stdout.flush()

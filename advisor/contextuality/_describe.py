@@ -138,8 +138,19 @@ def layer_caveats(analysis: Analysis) -> list[str]:
         f"contextual was {encoder_name(model)}, a sentence-embedding model (contrastively tuned, mean-pooled), "
         "not a masked-LM encoder: its word vectors understate what BERT-class context can do for this task. "
         f"To measure a masked-LM encoder, re-run on a machine with hub access: "
-        f"`advisor run {data} --task {analysis.task} --contextual {STRONGER_ENCODER}` (plus this run's --dev/--test)"
+        f"`advisor run {data} --task {analysis.task} --contextual {STRONGER_ENCODER}`{_given_splits(analysis)}"
     ]
+
+
+def _given_splits(analysis: Analysis) -> str:
+    """ " (plus this run's --dev/--test)", naming only the files the run was given; nothing when dev and test
+    were split from the data (``dataset.split_method``), came with a dataset, or the run did not record it."""
+    method = analysis.dataset.get("split_method")
+    if not method or str(analysis.dataset.get("path", "")).startswith("hf:"):
+        return ""
+    drawn = {part.split(":", 1)[0].strip() for part in str(method).split(";")} if method != "given" else set()
+    given = [f"--{role}" for role in ("dev", "test") if role not in drawn]
+    return f" (plus this run's {'/'.join(given)})" if given else ""
 
 
 def layer_report(analysis: Analysis) -> dict[str, Any] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +17,12 @@ from advisor._error_codes import (
     E106,
     E106_JSON_LABEL,
     E106_LABEL_TYPE,
+    E106_NOT_FINITE,
     E107,
     E107_EMPTY_HEADER,
     E107_GUESS,
     E107_OBJECT,
+    E107_SAME_COLUMN,
 )
 from advisor.data._corpus import Corpus
 from advisor.data._empty import skip_empty
@@ -117,6 +120,15 @@ def _pick(columns: list[str], wanted: str | None, known: tuple[str, ...], role: 
     raise E107_GUESS(role=role, columns=", ".join(map(str, columns)), file=file, line=1)
 
 
+def _pick_both(columns: list[str], text_col: str | None, label_col: str | None, file: str) -> tuple[str, str]:
+    """The text and the label column; one column named for both would make every text its own class."""
+    text_name = _pick(columns, text_col, TEXT_COLUMNS, "text", file)
+    label_name = _pick(columns, label_col, LABEL_COLUMNS, "label", file)
+    if text_name == label_name:
+        raise E107_SAME_COLUMN(name=text_name, columns=", ".join(map(str, columns)), file=file, line=1)
+    return text_name, label_name
+
+
 def _unquote(field: str) -> str:
     """A TSV field wrapped whole in quotes (as spreadsheets write it) loses them; any other quote is text."""
     if len(field) >= 2 and field[0] == field[-1] == '"' and '"' not in field[1:-1].replace('""', ""):
@@ -200,8 +212,7 @@ def _delimited_rows(
     header = [h.strip() for h in header]
     if not any(header):
         raise E107_EMPTY_HEADER(file=text.path, line=1)
-    text_name = _pick(header, text_col, TEXT_COLUMNS, "text", text.path)
-    label_name = _pick(header, label_col, LABEL_COLUMNS, "label", text.path)
+    text_name, label_name = _pick_both(header, text_col, label_col, text.path)
     ti, li = header.index(text_name), header.index(label_name)
     body = TextFile(text.path, ["", *text.lines[1:]], text.encoding)  # keeps line numbers
     records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, len(header), ti, warnings)
@@ -219,7 +230,14 @@ def _delimited_rows(
 
 
 def _jsonl_label(value: object, name: str, file: str, number: int) -> str:
-    """A label must be a non-empty string or a number: ``null`` and ``""`` are refused like in CSV."""
+    """A label must be a non-empty string or a finite number: ``null``, ``""`` and ``NaN`` are refused.
+
+    Python's JSON reader accepts ``NaN`` and ``Infinity``; read as labels they became classes
+    ``nan`` and ``inf``.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        raise E106_NOT_FINITE(value=shown, field=name, file=file, line=number)
     if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value).strip():
         if value is None or isinstance(value, str):
             raise E106_JSON_LABEL(value=value, field=name, file=file, line=number)
@@ -235,9 +253,7 @@ def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> 
             continue
         record = json_object_line(raw, text.path, number)
         if text_name is None:
-            keys = list(record)
-            text_name = _pick(keys, text_col, TEXT_COLUMNS, "text", text.path)
-            label_name = _pick(keys, label_col, LABEL_COLUMNS, "label", text.path)
+            text_name, label_name = _pick_both(list(record), text_col, label_col, text.path)
         if text_name not in record or label_name not in record:
             raise E107_OBJECT(text=text_name, label=label_name, file=text.path, line=number)
         value = record[text_name]

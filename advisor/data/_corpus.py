@@ -6,6 +6,10 @@ errors and per-item reports can point back into the user's file.
 
 - ``task == "ner"``: ``labels[i]`` is the list of IOB2 tags of sentence ``i`` (normalised on load).
 - ``task == "classify"``: ``labels[i]`` is the label string of item ``i``; ``texts[i]`` its raw text.
+
+``tokens`` and ``labels`` are lists, or for a big NER file :class:`~advisor.data._packed.Packed`
+sequences (ids into one vocabulary; ``texts`` then joins tokens when asked): either reads as a
+sequence of ``list[str]``, indexed and iterated, never mutated.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from advisor.data._packed import JoinedTexts, Packed, take
 from advisor.vocabulary import task_choices
 
 __all__ = ["TASKS", "Corpus", "DataSplits", "Task", "check_predictions", "check_task"]
@@ -32,11 +37,11 @@ class Corpus:
     """Tokens and labels of one split, with where each item came from."""
 
     task: Task
-    tokens: list[list[str]]
-    labels: list[Any]
+    tokens: Sequence[list[str]]
+    labels: Sequence[Any]
     source: str = "<memory>"
-    line_numbers: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
+    line_numbers: Sequence[int] = field(default_factory=list)
+    texts: Sequence[str] = field(default_factory=list)
     scheme: str | None = None
     encoding: str = "utf-8"
     skipped_lines: tuple[int, ...] = ()  # file lines of items dropped for having no text
@@ -45,7 +50,12 @@ class Corpus:
         if len(self.tokens) != len(self.labels):
             raise ValueError("tokens and labels differ in length")
         if not self.texts:
-            object.__setattr__(self, "texts", [" ".join(t) for t in self.tokens])
+            joined = (
+                JoinedTexts(self.tokens)
+                if isinstance(self.tokens, Packed)
+                else [" ".join(t) for t in self.tokens]
+            )
+            object.__setattr__(self, "texts", joined)
         if not self.line_numbers:
             object.__setattr__(self, "line_numbers", list(range(1, len(self.tokens) + 1)))
 
@@ -54,10 +64,14 @@ class Corpus:
 
     @property
     def n_tokens(self) -> int:
+        if isinstance(self.tokens, Packed):
+            return sum(self.tokens.lengths())
         return sum(len(t) for t in self.tokens)
 
     def label_counts(self) -> Counter[str]:
         """Tags (NER, counted per token) or labels (classification) with their counts."""
+        if isinstance(self.labels, Packed):
+            return self.labels.counts()
         if self.task == "ner":
             return Counter(tag for tags in self.labels for tag in tags)
         return Counter(self.labels)
@@ -66,16 +80,19 @@ class Corpus:
         return sorted(self.label_counts())
 
     def vocabulary(self) -> Counter[str]:
+        if isinstance(self.tokens, Packed):
+            return self.tokens.counts()
         return Counter(tok for sent in self.tokens for tok in sent)
 
     def subset(self, indices: Sequence[int] | np.ndarray, source: str | None = None) -> Corpus:
+        """The items at ``indices``, in that order (a view for packed storage)."""
         idx = [int(i) for i in indices]
         return replace(
             self,
-            tokens=[self.tokens[i] for i in idx],
-            labels=[self.labels[i] for i in idx],
-            line_numbers=[self.line_numbers[i] for i in idx],
-            texts=[self.texts[i] for i in idx],
+            tokens=take(self.tokens, idx),
+            labels=take(self.labels, idx),
+            line_numbers=take(self.line_numbers, idx),
+            texts=take(self.texts, idx),
             source=source or self.source,
         )
 
@@ -97,6 +114,7 @@ class DataSplits:
     test: Corpus
     split_method: str = "given"
     warnings: list[str] = field(default_factory=list)
+    whole: Corpus | None = None  # the training file as read, before a split held dev/test out of it
 
     @property
     def task(self) -> Task:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from advisor._error_codes import E107_DATASET, E107_DATASET_NAMED, E108, E115
+from advisor._error_codes import E107_DATASET, E107_DATASET_NAMED, E107_SAME_COLUMN, E108, E115, E116
 from advisor.data._classify import LABEL_COLUMNS, TEXT_COLUMNS, tokenize
 from advisor.data._corpus import Corpus
 from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
@@ -32,21 +33,72 @@ def is_hf_spec(path: str | Path) -> bool:
 def _load(spec: str) -> Any:
     import datasets
 
+    if not spec.startswith("hf:"):
+        return _load_local(Path(spec), spec)
     try:
-        if spec.startswith("hf:"):
-            name, _, config = spec[3:].partition(":")
-            return datasets.load_dataset(name, config or None)
-        folder = Path(spec)
-        if (folder / "dataset_dict.json").exists() or (folder / "dataset_info.json").exists():
-            return datasets.load_from_disk(str(folder))
-        return datasets.load_dataset("parquet", data_dir=str(folder))
+        name, _, config = spec[3:].partition(":")
+        return datasets.load_dataset(name, config or None)
     except Exception as error:  # network, missing config, unknown name: all end the same way for the user
         raise E115(
             spec=spec,
-            reason=f"{type(error).__name__}: {str(error).splitlines()[0][:300]}",
+            reason=_reason(error),
             hint="hub names need internet access (or a local cache); offline, save the dataset with "
             "Dataset.save_to_disk on a connected machine and pass that directory",
         ) from None
+
+
+def _reason(error: Exception) -> str:
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:300]}"
+
+
+def _load_local(folder: Path, spec: str) -> Any:
+    """A directory written by ``save_to_disk`` (checked file by file first) or holding parquet files."""
+    import datasets
+
+    saved = (folder / "dataset_dict.json").exists() or (folder / "dataset_info.json").exists()
+    if saved:
+        missing = _missing_saved_file(folder)
+        if missing is not None:
+            raise E116(problem=missing, file=spec)
+    try:
+        if saved:
+            return datasets.load_from_disk(str(folder))
+        return datasets.load_dataset("parquet", data_dir=str(folder))
+    except Exception as error:  # a corrupt arrow or parquet file: name the directory, not the hub
+        if saved:
+            raise E116(problem=f"it cannot be loaded ({_reason(error)})", file=spec) from None
+        raise E116(
+            problem=f"its parquet files cannot be loaded ({_reason(error)})",
+            file=spec,
+            hint="write the parquet files again, or pass the data as a CSV/JSONL/CoNLL file",
+        ) from None
+
+
+def _missing_saved_file(folder: Path) -> str | None:
+    """What a ``save_to_disk`` directory lacks (a split folder, state.json, an arrow file), or None."""
+    if (folder / "dataset_dict.json").exists():
+        try:
+            names = json.loads((folder / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            return f"dataset_dict.json is unreadable ({type(error).__name__})"
+        folders = [folder / str(name) for name in names]
+    else:
+        folders = [folder]
+    for split in folders:
+        for needed in ("state.json", "dataset_info.json"):
+            if not (split / needed).is_file():
+                return f"{(split / needed).relative_to(folder)} is missing"
+        try:
+            files = [
+                f["filename"]
+                for f in json.loads((split / "state.json").read_text(encoding="utf-8"))["_data_files"]
+            ]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            return f"{(split / 'state.json').relative_to(folder)} is unreadable ({type(error).__name__})"
+        for name in files:
+            if not (split / name).is_file():
+                return f"{(split / name).relative_to(folder)} is missing (listed in state.json)"
+    return None
 
 
 def _names(feature: Any) -> list[str] | None:
@@ -71,11 +123,25 @@ def _column(columns: list[str], wanted: str | None, known: tuple[str, ...], role
     raise E107_DATASET(role=role, columns=", ".join(columns), file=spec)
 
 
+def _columns(
+    columns: list[str],
+    text_col: str | None,
+    label_col: str | None,
+    known: tuple[tuple[str, ...], ...],
+    spec: str,
+) -> tuple[str, str]:
+    """The text (tokens) and label (tags) columns; the same column for both is refused."""
+    text_name = _column(columns, text_col, known[0], "text", spec)
+    label_name = _column(columns, label_col, known[1], "label", spec)
+    if text_name == label_name:
+        raise E107_SAME_COLUMN(name=text_name, columns=", ".join(columns), file=spec)
+    return text_name, label_name
+
+
 def _to_corpus(split: Any, task: str, spec: str, text_col: str | None, label_col: str | None) -> Corpus:
     columns = list(split.column_names)
     if task == "ner":
-        tok_name = _column(columns, text_col, ("tokens", "words"), "text", spec)
-        tag_name = _column(columns, label_col, _TAG_COLUMNS, "label", spec)
+        tok_name, tag_name = _columns(columns, text_col, label_col, (("tokens", "words"), _TAG_COLUMNS), spec)
         names = _names(split.features[tag_name])
         tokens, seqs = [], []
         for i, (toks, tags) in enumerate(zip(split[tok_name], split[tag_name], strict=True)):
@@ -87,8 +153,7 @@ def _to_corpus(split: Any, task: str, spec: str, text_col: str | None, label_col
         seqs = normalise_case(seqs, spec, [])
         scheme = detect_scheme(seqs, spec)
         return Corpus("ner", tokens, [to_iob2(s.tags) for s in seqs], source=spec, scheme=scheme)
-    text_name = _column(columns, text_col, TEXT_COLUMNS, "text", spec)
-    label_name = _column(columns, label_col, LABEL_COLUMNS, "label", spec)
+    text_name, label_name = _columns(columns, text_col, label_col, (TEXT_COLUMNS, LABEL_COLUMNS), spec)
     names = _names(split.features[label_name])
     texts = [str(t) for t in split[text_name]]
     labels = [names[v] if names else str(v) for v in split[label_name]]

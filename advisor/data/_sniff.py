@@ -12,12 +12,13 @@ from collections import Counter
 from pathlib import Path
 
 from advisor._error_codes import E113
-from advisor.data._text import TextFile
+from advisor.data._text import TextFile, read_sample
 
 __all__ = [
     "ASCII_SPACE",
     "classify_hint",
     "looks_like_conll",
+    "ner_fields_hint",
     "refuse_conll_for_classify",
     "task_mismatch_hint",
 ]
@@ -81,14 +82,30 @@ def classify_hint(text: TextFile) -> str | None:
     return None
 
 
+def ner_fields_hint(record: dict) -> str:
+    """Why a JSONL object is not an NER item, from what it holds: one list without the other, lists
+    named otherwise, or a text and a label (classification data)."""
+    fields = ", ".join(repr(str(k)) for k in record) or "no fields"
+    lists = [str(k) for k, v in record.items() if isinstance(v, list)]
+    has_tags = isinstance(record.get("tags", record.get("ner_tags")), list)
+    if any(k not in ("tokens", "tags", "ner_tags") for k in lists):
+        named = ", ".join(repr(k) for k in lists)
+        return f"the object's lists are {named}: name the token list 'tokens' and the tag list 'tags' (or 'ner_tags')"
+    if isinstance(record.get("tokens"), list) or has_tags:
+        missing = "'tags' (or 'ner_tags')" if not has_tags else "'tokens'"
+        return f"the object has {fields}: it needs a {missing} list too, one tag per token"
+    keys = [str(k).lower() for k in record]
+    if any(k in _TEXT_WORDS for k in keys) and any(k in _LABEL_WORDS for k in keys):
+        return f"the object has {fields}: a text and a label, which is classification data: did you mean --task classify?"
+    return f'the object has {fields}; NER JSONL needs e.g. {{"tokens": ["John", "lives"], "tags": ["B-PER", "O"]}}'
+
+
 def task_mismatch_hint(path: str | Path, task: str) -> str | None:
     """``did you mean --task …?`` when the file looks like the other task's format, else None.
 
     For callers (the app) that want the hint before, or without, reading the file as ``task``.
     """
-    from advisor.data._text import read_text_file
-
-    text = read_text_file(path)
+    text = read_sample(path)
     if task == "ner":
         return classify_hint(text)
     return "did you mean --task ner?" if looks_like_conll(text) else None

@@ -88,6 +88,7 @@ def read_splits(
             parts[role], found = read_corpus(given, task, text_col, label_col, strict=strict)
             warnings += found
     methods = []
+    whole = parts["train"]
     n_total = len(parts["train"])  # fractions are of the whole file, so dev and test get the same share
     for role, fraction in (("test", test_fraction), ("dev", dev_fraction)):
         if role in parts:
@@ -110,6 +111,7 @@ def read_splits(
         test=parts["test"],
         split_method="; ".join(methods) or "given",
         warnings=warnings,
+        whole=whole,
     )
     validate(splits)
     return splits
@@ -119,7 +121,7 @@ def _kinds(corpus: Corpus) -> Counter[str]:
     """Entity types (NER, counted per entity) or labels (classification)."""
     if corpus.task == "classify":
         return corpus.label_counts()
-    return Counter(tag[2:] for tags in corpus.labels for tag in tags if tag.startswith("B-"))
+    return Counter({tag[2:]: n for tag, n in corpus.label_counts().items() if tag.startswith("B-")})
 
 
 def unseen_label_warnings(train: Corpus, other: Corpus) -> list[str]:

@@ -39,11 +39,11 @@ class DatasetSummary:
 
 
 def _entity_counts(corpus: Corpus) -> dict[str, int]:
+    """Entities per type: one ``B-`` tag opens each (labels are IOB2)."""
     counts: dict[str, int] = {}
-    for tags in corpus.labels:
-        for tag in tags:
-            if tag.startswith("B-"):
-                counts[tag[2:]] = counts.get(tag[2:], 0) + 1
+    for tag, n in corpus.label_counts().items():
+        if tag.startswith("B-"):
+            counts[tag[2:]] = counts.get(tag[2:], 0) + n
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 

@@ -30,6 +30,7 @@ from advisor.difficulty._overlap import OVERLAP_COLUMNS, overlap_warnings, slice
 from advisor.difficulty._parse import DEFAULT_SPACY_MODEL, dependency_distance, parse_tokens
 from advisor.difficulty._partition import Partition, PartitionRule, partition
 from advisor.difficulty._plot import plot_gaps
+from advisor.difficulty._spacy_check import check_parser_model
 from advisor.difficulty._summary import summarize_metrics
 from advisor.stats import EntitySpan, gold_entities, recognised_exactly  # the span rule, re-exported
 
@@ -45,6 +46,7 @@ __all__ = [
     "MetricContext",
     "Partition",
     "PartitionRule",
+    "check_parser_model",
     "classify_ambiguity",
     "classify_complexity",
     "classify_unseen",

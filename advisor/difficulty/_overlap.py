@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from advisor.difficulty._partition import PartitionRule, partition
+from advisor.stats import share_percent
 
 __all__ = ["MIN_KAPPA", "OVERLAP_COLUMNS", "WARN_SHARE", "overlap_warnings", "slice_overlap"]
 
@@ -82,7 +83,7 @@ def overlap_warnings(overlap: pd.DataFrame) -> list[str]:
             else "mirror-image slices (one's difficult is the other's easy)"
         )
         out.append(
-            f"{row.metric_a} and {row.metric_b} put {share:.0%} of {row.n_items} items in {how} "
+            f"{row.metric_a} and {row.metric_b} put {share_percent(share)} of {row.n_items} items in {how} "
             f"(kappa {row.kappa:+.2f}): their slice findings are largely one finding, not two"
         )
     return out

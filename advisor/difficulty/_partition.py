@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from advisor._error_codes import E520
+from advisor.stats import share_percent
 
 __all__ = ["Partition", "PartitionRule", "partition"]
 
@@ -101,7 +102,7 @@ def _best_cut(
     if not allowed.any():
         top = int(np.argmax(counts))
         raise _Unsplittable(
-            f"{counts[top] / n:.0%} of {n} values tie at {_format(distinct[top])}; "
+            f"{share_percent(counts[top] / n)} of {n} values tie at {_format(distinct[top])}; "
             f"no cut between distinct values leaves {smallest} items on each side"
         )
     distance = np.abs(difficult_counts / n - target_share)
@@ -123,7 +124,7 @@ def _describe(
     """One line on the cut: threshold, slice sizes, ties that all went to the difficult side, missing values."""
     tied = int(counts[np.searchsorted(distinct, chosen)]) if chosen in distinct else 0
     return (
-        f"{name}: difficult = value >= {_format(chosen)}: {n_difficult} difficult ({n_difficult / n:.0%}), "
+        f"{name}: difficult = value >= {_format(chosen)}: {n_difficult} difficult ({share_percent(n_difficult / n)}), "
         f"{n - n_difficult} easy"
         + (f"; all {tied} items at {_format(chosen)} are difficult" if tied > 1 else "")
         + missing

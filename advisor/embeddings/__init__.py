@@ -32,6 +32,7 @@ from advisor.embeddings._distilled import (
     Model2VecTable,
     parse_distill_layer,
 )
+from advisor.embeddings._encoder_files import encoder_depth
 from advisor.embeddings._layer_choice import LayerChoice, parse_layer
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
 from advisor.embeddings._sentence_models import is_sentence_embedding_model
@@ -60,6 +61,7 @@ __all__ = [
     "default_cache_dir",
     "default_encoder",
     "embedding_choices",
+    "encoder_depth",
     "is_sentence_embedding_model",
     "load_vectors",
     "make_embedding",

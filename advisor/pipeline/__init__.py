@@ -2,7 +2,8 @@
 
 - :func:`plan_run`: a pure function of the settings and the data (grid, options, resume key, params, tags);
 - :func:`run_cells`: the executor, yielding ``(cell, result, seconds)`` from worker processes or Ray,
-  each child run's cells in grid order;
+  each child run's cells in grid order; :func:`then_own_trainers`: then the cells of families that
+  train their own (``Family.train``: the fine-tuned reference), in this process;
 - :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
 - :func:`next_extension`: the grid's left end, halved while contextual still matches a cheaper family;
 - :data:`ANALYSIS_STAGES`: what runs after the cells (serving costs and contextuality first), each
@@ -25,8 +26,8 @@ from advisor.pipeline._execute import (
 from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
 from advisor.pipeline._featurize import featurize_missing
 from advisor.pipeline._measure import SERVING_REPEATS, measure_all_serving
+from advisor.pipeline._own_trainers import then_own_trainers, trains_itself
 from advisor.pipeline._plan import (
-    GridExtension,
     RunPlan,
     embedding_options,
     plan_run,
@@ -53,7 +54,6 @@ __all__ = [
     "CellOutcome",
     "CellSink",
     "Extension",
-    "GridExtension",
     "LearningRates",
     "RunPlan",
     "Stage",
@@ -78,8 +78,10 @@ __all__ = [
     "resume_key",
     "run_cells",
     "run_stages",
+    "then_own_trainers",
     "train_cells",
     "train_one",
+    "trains_itself",
     "tuning_size",
     "with_size",
     "worker_count",

@@ -46,6 +46,7 @@ WorkerState = dict[str, Any]
 CellOutcome = tuple[Cell, Any, float]  # (cell, trainers.TrainResult, seconds)
 
 _STATE: WorkerState = {}  # filled in each worker by _worker_init; the parent never writes it
+_PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): the signal a process gets when its parent dies
 
 
 def worker_count(requested: int | None, device: str, n_cells: int) -> int:
@@ -167,9 +168,35 @@ def _in_flight(
 # -- local worker processes --------------------------------------------------------------------------
 
 
-def _worker_init(state: WorkerState) -> None:
+def _die_with_parent(parent_pid: int) -> None:
+    """End this worker when the parent ends, ``kill -9`` included (nothing else would stop it then).
+
+    Linux: the kernel sends SIGKILL on the parent's death (``PR_SET_PDEATHSIG``); elsewhere a daemon
+    thread polls the parent pid. Either way, a parent already gone before this ran ends the worker now.
+    """
+    if sys.platform == "linux":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    else:
+        import threading
+
+        def watch() -> None:
+            while os.getppid() == parent_pid:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="advisor-parent-watch", daemon=True).start()
+    if os.getppid() != parent_pid:  # the parent died between the fork and the line above
+        os._exit(1)
+
+
+def _worker_init(state: WorkerState, parent_pid: int | None = None) -> None:
     import torch
 
+    if parent_pid is not None:
+        _die_with_parent(parent_pid)
     _STATE.update(state)
     torch.set_num_threads(1)  # before any op: keeps OpenMP from spawning threads after the fork
     # Ctrl-C and the app's Stop reach the whole process group; only the parent decides what they
@@ -192,7 +219,9 @@ def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterat
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(n_workers, mp_context=context, initializer=_worker_init, initargs=(state,))
+    pool = ProcessPoolExecutor(
+        n_workers, mp_context=context, initializer=_worker_init, initargs=(state, os.getpid())
+    )
 
     def wait_any(running: list[Future]) -> tuple[list[CellOutcome], list[Future]]:
         done, pending = wait(running, return_when=FIRST_COMPLETED)

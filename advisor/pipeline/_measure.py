@@ -1,6 +1,6 @@
 """The run's measuring stages: serving cost from raw text, and how contextual the encoder is.
 
-Each computes through its domain package (:mod:`advisor.costs`, :mod:`advisor.finetune`,
+Each computes through its domain package (:mod:`advisor.costs`, a family's own serving hook,
 :mod:`advisor.contextuality`) and records through :mod:`advisor.tracking`; both are measured once per
 run and kept on resume (serving: only while every embedding was measured the same way).
 """
@@ -17,11 +17,12 @@ from advisor.costs import (
     ServingCost,
     ServingMeasurements,
     fixed_sample,
+    machine_load,
     measure_serving,
+    serving_conditions,
     serving_embedding,
     serving_provenance,
 )
-from advisor.finetune import measure_finetuned_serving
 from advisor.tracking import has_contextuality, load_serving, log_contextuality, log_serving
 from advisor.vocabulary import family
 
@@ -45,10 +46,12 @@ def serving(ctx: StageContext) -> ServingMeasurements:
     if stored is not None and stored.covers(wanted, embeddings):
         measured = stored
     else:
+        load = machine_load()  # before: the measurement itself adds to the load
         costs = measure_all_serving(
             ctx.plan.options, ctx.splits, sample, ctx.plan.train_config, ctx.plan.device
         )
-        measured = ServingMeasurements(wanted, costs, time.strftime("%Y-%m-%dT%H:%M:%S"))
+        conditions = serving_conditions(costs, load)
+        measured = ServingMeasurements(wanted, costs, time.strftime("%Y-%m-%dT%H:%M:%S"), conditions)
         log_serving(tracker, measured)
     ctx.serving = measured
     ctx.timings["serving"] = time.perf_counter() - started
@@ -58,15 +61,17 @@ def serving(ctx: StageContext) -> ServingMeasurements:
 def measure_all_serving(
     options: dict[str, dict[str, Any]], splits: Any, sample: Any, config: Any, device: str
 ) -> dict[str, ServingCost]:
-    """Time each embedding of ``options`` from raw text on ``sample``; the fine-tuned reference has no
-    frozen embedding: its encoder + head are timed the same way (:mod:`advisor.finetune`)."""
+    """Time each embedding of ``options`` from raw text on ``sample``: a frozen embedding + head through
+    :mod:`advisor.costs`; a family with a serving hook of its own (the fine-tuned reference: no frozen
+    embedding, its encoder + head) times itself the same way."""
     from trainers import label_set
 
     labels = label_set(splits.train, splits.dev, splits.test)
     measured = {}
     for name, opts in options.items():
-        if family(name).served_by == "finetune":  # no frozen embedding: encoder + head
-            measured[name] = measure_finetuned_serving(opts, splits, sample, device, SERVING_REPEATS)
+        serve = family(name).serve
+        if serve is not None:
+            measured[name] = serve(opts, splits, sample, device, SERVING_REPEATS)
             continue
         embedding = serving_embedding(name, opts, splits)
         measured[name] = measure_serving(

@@ -2,30 +2,29 @@
 
 Everything that decides *what* is computed lives in :class:`RunPlan`: the grid, the embedding
 options, the training config, the resume key (data + every setting that changes a result), and the
-params and tags the parent run is logged with.
+params and tags the parent run is logged with. The grid is the chosen embeddings x sizes x seeds;
+then every registered family with a planner of its own (``Family.cells``: the fine-tuned reference)
+that the settings choose adds its cells after the grid's, and its options.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import advisor.finetune  # noqa: F401  completes the fine-tuned family's declaration with its hooks
 from advisor._error_codes import E201
 from advisor.data import DataSplits
-from advisor.grid import GridPlan, plan_grid, profiles
+from advisor.grid import Cell, GridPlan, plan_grid, profiles
 from advisor.pipeline._tune import LR_CHOICE
 from advisor.settings import RunSettings
 from advisor.tracking import environment_info
-from advisor.vocabulary import FAMILIES, family, primary_metric
+from advisor.vocabulary import FAMILIES, family, family_runs, primary_metric
 
-__all__ = ["GridExtension", "RunPlan", "embedding_options", "plan_run", "resolve_device", "resume_key"]
-
-#: A step that adds cells (and their options) to the grid, e.g. the fine-tuned reference.
-GridExtension = Callable[[RunSettings, GridPlan, dict[str, dict[str, Any]], str], GridPlan]
+__all__ = ["RunPlan", "embedding_options", "plan_run", "resolve_device", "resume_key"]
 
 
 @dataclass(frozen=True)
@@ -54,10 +53,27 @@ def resolve_device(requested: str | None) -> str:
 def embedding_options(settings: RunSettings, name: str, random_dim: int, device: str) -> dict[str, Any]:
     """The options of embedding ``name`` as its family declares them (an unknown family is an error)."""
     declared = family(name)
-    if declared.options is None:  # planned by a grid extension (the fine-tuned reference)
-        grid_families = [f for f, d in FAMILIES.items() if d.options is not None]
-        raise E201(kind="embedding family", name=name, choices=", ".join(grid_families))
+    if declared.options is None:  # a declaration its module has not completed
+        planned = [f for f, d in FAMILIES.items() if d.options is not None]
+        raise E201(kind="embedding family", name=name, choices=", ".join(planned))
     return declared.options(settings, random_dim, device)
+
+
+def _own_cells(
+    settings: RunSettings, grid: GridPlan, random_dim: int, device: str
+) -> tuple[list[Cell], dict[str, dict[str, Any]]]:
+    """The cells and options of every family that plans its own cells and runs under ``settings``
+    (registry order); a family its planner gives no cells has no options either."""
+    cells: list[Cell] = []
+    options: dict[str, dict[str, Any]] = {}
+    for name, declared in FAMILIES.items():
+        if declared.cells is None or not family_runs(declared, settings):
+            continue
+        planned = declared.cells(settings, grid)
+        if planned:
+            cells += planned
+            options[name] = embedding_options(settings, name, random_dim, device)
+    return cells, options
 
 
 def resume_key(payload: dict[str, Any]) -> str:
@@ -136,12 +152,8 @@ def _tags(settings: RunSettings, name: str) -> dict[str, str]:
     return tags
 
 
-def plan_run(
-    settings: RunSettings, splits: DataSplits, extensions: tuple[GridExtension, ...] = ()
-) -> RunPlan:
-    """The run's plan from ``settings`` and the read ``splits``."""
-    from dataclasses import replace
-
+def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:
+    """The run's plan from ``settings`` and the read ``splits``: the registered families decide."""
     from trainers import TrainConfig, resolve_precision
 
     profile = profiles.get(settings.profile)
@@ -151,8 +163,8 @@ def plan_run(
     device = resolve_device(settings.device)
     random_dim = settings.random_dim or profile.random_dim
     options = {e: embedding_options(settings, e, random_dim, device) for e in grid.embeddings}
-    for extend in extensions:
-        grid = extend(settings, grid, options, device)
+    own_cells, own_options = _own_cells(settings, grid, random_dim, device)
+    grid, options = replace(grid, cells=[*grid.cells, *own_cells]), {**options, **own_options}
     max_steps = settings.max_steps or profile.max_steps
     train_config = TrainConfig(
         max_steps=max_steps,

@@ -21,7 +21,7 @@ def verdict_description(rec: Recommendation, status: str | None) -> str:
     words = render(rec)
     lines += [f"**Verdict: {rec.verdict.upper()}**", "", words.headline, ""]
     lines += [f"- {reason}" for reason in words.reasons]
-    lines += [f"- {sentence}" for sentence in words.carrying]
+    lines += [f"- {sentence}" for sentence in [*words.carrying, *words.easier]]
     lines += [f"- caveat: {c}" for c in words.caveats]
     return "\n".join(lines).strip() + "\n"
 

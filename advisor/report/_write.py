@@ -11,6 +11,7 @@ import base64
 import datetime as _dt
 import io
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,9 @@ from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, method_not
 __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
 
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+#: What markdown renders as HTML: a ``<`` before a tag name, ``/``, ``!`` or ``?``, and an entity.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY = re.compile(r"&(?=#?\w+;)")
 
 #: Columns of the run's embedding table shown in the report (others are internal details).
 EMBEDDING_COLUMNS: tuple[str, ...] = (
@@ -97,10 +101,25 @@ def _md(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def _environment() -> Environment:
+def _md_text(value: Any) -> Any:
+    """Every value the markdown template prints, with what markdown would read as HTML made text.
+
+    The markdown is logged to MLflow and opened in viewers that render HTML inside markdown: a dataset
+    name, path, label or tag such as ``<img src=x onerror=…>`` must stay text. Only a ``<`` that opens
+    a tag, comment or autolink and an ``&`` that spells an entity are escaped, so "p < 0.05" and "> 99 %"
+    read as written. Numbers pass unchanged.
+    """
+    if value is None or isinstance(value, int | float):
+        return value
+    return _TAG_START.sub("&lt;", _ENTITY.sub("&amp;", str(value)))
+
+
+def _environment(markdown: bool = False) -> Environment:
+    """The Jinja environment: HTML autoescaped, markdown through :func:`_md_text`."""
     env = Environment(
         loader=FileSystemLoader(TEMPLATE_DIR),
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False),
+        finalize=_md_text if markdown else None,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -272,11 +291,9 @@ def render_report(
     analysis: Analysis, rec: Recommendation, figures: Mapping[str, Mapping[str, Any]]
 ) -> tuple[str, str]:
     """HTML and markdown text of the report (figures must already be rendered)."""
-    env = _environment()
     context = _context(analysis, rec, figures)
-    return env.get_template("report.html.j2").render(context), env.get_template("report.md.j2").render(
-        context
-    )
+    html_text = _environment().get_template("report.html.j2").render(context)
+    return html_text, _environment(markdown=True).get_template("report.md.j2").render(context)
 
 
 def write_report(
@@ -298,8 +315,8 @@ def write_report(
     figures = _figures(analysis, rec)
     for figure in figures.values():
         (out / figure["file"]).write_bytes(figure["png"])
-    html, markdown = render_report(analysis, rec, figures)
+    html_text, markdown = render_report(analysis, rec, figures)
     html_path, md_path = out / "report.html", out / "report.md"
-    html_path.write_text(html, encoding="utf-8")
+    html_path.write_text(html_text, encoding="utf-8")
     md_path.write_text(markdown, encoding="utf-8")
     return html_path, md_path

@@ -19,8 +19,10 @@ from advisor.stats._resample import (
     percentile_interval,
     scores_from_counts,
     share_above,
+    significance_level,
     two_sided_p,
 )
+from advisor.stats._shares import share_percent
 from advisor.stats._spans import EntitySpan, gold_entities, recognised_exactly, strict_entities, tag_type
 
 __all__ = [
@@ -38,6 +40,8 @@ __all__ = [
     "recognised_exactly",
     "scores_from_counts",
     "share_above",
+    "share_percent",
+    "significance_level",
     "strict_entities",
     "tag_type",
     "two_sided_p",

@@ -49,6 +49,7 @@ __all__ = [
     "percentile_interval",
     "scores_from_counts",
     "share_above",
+    "significance_level",
     "two_sided_p",
 ]
 
@@ -271,6 +272,12 @@ def two_sided_p(replicates: np.ndarray) -> float:
         return math.nan
     tail = min(np.mean(finite <= 0), np.mean(finite >= 0))
     return float(min(1.0, max(2 * tail, 1 / len(finite))))
+
+
+def significance_level(confidence: float) -> float:
+    """The test level that goes with ``confidence`` intervals, as the Method section states it: 0.95 gives
+    exactly 0.05 (``1 - 0.95`` is 0.050000000000000044, which would count a p of 0.05 as below it)."""
+    return round(1.0 - confidence, 12)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -45,7 +45,9 @@ from advisor.tracking._layers import (
     mix_weights_table,
 )
 from advisor.tracking._layout import (
+    ANALYSIS_COMPLETE,
     ANALYSIS_KIND,
+    ANALYSIS_STATE_TAG,
     CELLS_TABLE,
     CHILD_KIND,
     CONTEXTUALITY_KIND,
@@ -65,6 +67,8 @@ from advisor.tracking._layout import (
     LR_TAG,
     MIX_WEIGHTS_TABLE,
     PARENT_TAG,
+    READER_WARNINGS_TABLE,
+    READER_WARNINGS_TAG,
     SEED_TAG,
     SERVING_ARTIFACT,
     TASK_TAG,
@@ -121,7 +125,9 @@ from advisor.tracking._views import (
 from advisor.tracking._writer import AnalysisTracker, environment_info
 
 __all__ = [
+    "ANALYSIS_COMPLETE",
     "ANALYSIS_KIND",
+    "ANALYSIS_STATE_TAG",
     "CELLS_TABLE",
     "CELL_METRICS",
     "CHILD_KIND",
@@ -150,6 +156,8 @@ __all__ = [
     "MIX_WEIGHTS_TABLE",
     "OWNER_TAGS",
     "PARENT_TAG",
+    "READER_WARNINGS_TABLE",
+    "READER_WARNINGS_TAG",
     "SEED_TAG",
     "SERVING_ARTIFACT",
     "TASK_TAG",

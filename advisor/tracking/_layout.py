@@ -8,7 +8,9 @@ changes what existing stores read, so these are fixed.
 from __future__ import annotations
 
 __all__ = [
+    "ANALYSIS_COMPLETE",
     "ANALYSIS_KIND",
+    "ANALYSIS_STATE_TAG",
     "CELLS_TABLE",
     "CHILD_KIND",
     "CONTEXTUALITY_FIGURE",
@@ -38,6 +40,8 @@ __all__ = [
     "MIX_WEIGHTS_TABLE",
     "PARENT_TAG",
     "PRICE_TAG",
+    "READER_WARNINGS_TABLE",
+    "READER_WARNINGS_TAG",
     "REPORT_FIGURES",
     "REPORT_FOLDER",
     "SEED_TAG",
@@ -67,6 +71,12 @@ SEED_TAG = "advisor.seed"  # a child's seed
 VERDICT_TAG = "advisor.verdict"
 GAIN_SKIPPED_TAG = "advisor.gain_skipped"  # why the gain model was not fitted
 PRICE_TAG = "advisor.price_per_hour"  # a tag, so a later run may change it; the verdict reads params
+#: Whether every analysis stage and the report were recorded: "running" while they run, then
+#: :data:`ANALYSIS_COMPLETE`. A re-run finds the analysis finished only by this tag, not by one artifact.
+ANALYSIS_STATE_TAG = "advisor.analysis_state"
+ANALYSIS_COMPLETE = "complete"
+#: How many warnings the data readers raised (the warnings themselves: :data:`READER_WARNINGS_TABLE`).
+READER_WARNINGS_TAG = "advisor.reader_warnings"
 #: Prefix + family name: the learning rate chosen for that family on dev (``advisor.pipeline._tune``).
 LR_TAG = "advisor.lr."
 
@@ -82,6 +92,7 @@ CONTEXTUALITY_TABLE = "analysis/contextuality.json"
 MIX_WEIGHTS_TABLE = "analysis/mix_weights.json"
 SERVING_ARTIFACT = "analysis/serving_costs.json"
 TEST_TOKENS_TABLE = "analysis/test_tokens.json"
+READER_WARNINGS_TABLE = "data/reader_warnings.json"  # one row per warning the readers raised
 #: The parent tables an Analysis carries as ``layer_tables``, by their name there.
 LAYER_TABLES: dict[str, str] = {"contextuality": CONTEXTUALITY_TABLE, "mix_weights": MIX_WEIGHTS_TABLE}
 GAIN_IMPORTANCE_TABLE = "analysis/gain_importance.json"

@@ -20,13 +20,17 @@ import pandas as pd
 
 from advisor.tracking._cells import CellKey, cell_row, rows_from_history, rows_from_table
 from advisor.tracking._layout import (
+    ANALYSIS_COMPLETE,
     ANALYSIS_KIND,
+    ANALYSIS_STATE_TAG,
     CELLS_TABLE,
     CHILD_KIND,
     EMBEDDING_TAG,
     KEY_TAG,
     KIND_TAG,
     PARENT_TAG,
+    READER_WARNINGS_TABLE,
+    READER_WARNINGS_TAG,
     SEED_TAG,
     predictions_artifact,
 )
@@ -311,13 +315,34 @@ class AnalysisTracker:
     def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None:
         self.client.log_artifact(self.parent_id, str(path), artifact_path)
 
+    def log_reader_warnings(self, warnings: list[str]) -> None:
+        """What the data readers warned about, on the parent: a count tag and one table row each."""
+        self.log_parent_tags({READER_WARNINGS_TAG: str(len(warnings))})
+        if warnings:
+            write_json_table(
+                self.client, self.parent_id, pd.DataFrame({"warning": warnings}), READER_WARNINGS_TABLE
+            )
+
+    def mark_analysis(self, state: str) -> None:
+        """``running`` before the analysis stages, :data:`ANALYSIS_COMPLETE` once the report is logged."""
+        self.log_parent_tags({ANALYSIS_STATE_TAG: state})
+
+    def analysis_complete(self) -> bool:
+        """Whether an earlier process recorded every analysis stage and the report of this parent."""
+        return self.tags.get(ANALYSIS_STATE_TAG) == ANALYSIS_COMPLETE
+
     def close(self, status: str) -> None:
-        """End every run this tracker opened with ``status`` (FINISHED, FAILED or KILLED)."""
+        """End every run this tracker opened with ``status`` (FINISHED, FAILED or KILLED).
+
+        A finished parent also finishes every child it holds, those an earlier process left KILLED or
+        FAILED included: their cells are all in the finished analysis. A parent that did not finish
+        ends only the children still RUNNING."""
         if self._heartbeat is not None:
             self._heartbeat.stop()
             self._heartbeat = None
         for run_id in self._children.values():
-            if self.client.get_run(run_id).info.status == "RUNNING":
+            current = self.client.get_run(run_id).info.status
+            if current == "RUNNING" or (status == "FINISHED" and current != status):
                 self.client.set_terminated(run_id, status=status)
         if self.parent_id:
             self.client.set_terminated(self.parent_id, status=status)

@@ -14,19 +14,24 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   :data:`STRADDLES` / :data:`NO_INTERVAL` (``pair``, ``lean``, ``seeds_needed``); :data:`STOPPED_EARLY`
   (``pair``, ``cut_from``).
 - evidence gates (``Recommendation.problems``): :data:`NO_CONTEXTUAL`, :data:`ONLY_CONTEXTUAL`,
-  :data:`FEW_SIZES` (``n``, ``need``), :data:`FEW_SEEDS` (``thin`` {embedding: seeds}, ``need``).
+  :data:`FEW_SIZES` (``n``, ``need``), :data:`FEW_SEEDS` (``thin`` {embedding: seeds}, ``need``),
+  :data:`NOTHING_LEARNED` (``score``: what every family scored at every size and seed, e.g. F1 0.0).
 - reasons (``Recommendation.reason_notes``): :data:`HEADROOM`, :data:`GAP` (``pair``), :data:`INTERVALS`
   (``hierarchical``, ``n_boot``, ``n_items``), :data:`REPAIRED` (``scores`` {embedding: (repaired,
   strict)}), :data:`LOSS` (``loss``), :data:`EFFICIENCY` (``embedding``, ``baseline``),
   :data:`EXTRAPOLATION` (``embedding``), :data:`BUDGET` (``items``), :data:`COST_RATIO` (``pair``,
-  ``columns``), :data:`SERVING_PRICE` (``per_hour``, ``prices`` {embedding: price}),
-  :data:`OVER_LATENCY` (``embedding``, ``latency``, ``budget``), :data:`SLICES_CARRY` (``metrics``,
-  ``tested``), :data:`SLICES_NONE` (``tested``), :data:`ENCODER` (``text``: the encoder's own sentence
-  from :mod:`advisor.contextuality`).
+  ``ratios`` {column: multiple}, ``encode``: both families' embedding pass in seconds, when known;
+  one note for the paper's first baseline, one for the family decided against if another, e.g.
+  distilled), :data:`SERVING_PRICE` (``per_hour``, ``prices`` {embedding: price}),
+  :data:`OVER_LATENCY` (``embedding``, ``latency``, ``budget``), :data:`SLICES_CARRY` /
+  :data:`SLICES_EASY` (``findings`` [(metric, baseline)]: contextual's advantage over ``baseline`` is
+  significantly larger on the difficult / the easy items of ``metric``; ``tested``), :data:`SLICES_NONE`
+  (``tested``), :data:`ENCODER` (``text``: the encoder's own sentence from :mod:`advisor.contextuality`).
 - caveats (``Recommendation.caveat_notes``): :data:`UNDER_TRAINED` (``points``), :data:`SLICE_OVERLAP`
   (``pairs``), :data:`JUDGED_BELOW` (``size``, ``cut_from``, ``min_seeds``), :data:`RUN_STATUS`
   (``status``), :data:`MISSES_LATENCY` (``latency``, ``budget``), :data:`FEW_FIT_SIZES` (``n``,
-  ``need``), :data:`ENCODER` (``text``).
+  ``need``), :data:`LEARNED_NOTHING` (``families`` that scored 0.0 at every size and seed),
+  :data:`ENCODER` (``text``).
 """
 
 from __future__ import annotations
@@ -90,6 +95,7 @@ NO_CONTEXTUAL = "no_contextual"
 ONLY_CONTEXTUAL = "only_contextual"
 FEW_SIZES = "few_sizes"
 FEW_SEEDS = "few_seeds"
+NOTHING_LEARNED = "nothing_learned"
 
 # -- reasons
 HEADROOM = "headroom"
@@ -105,6 +111,7 @@ SERVING_PRICE = "serving_price"
 OVER_LATENCY = "over_latency"
 SLICES_CARRY = "slices_carry"
 SLICES_NONE = "slices_none"
+SLICES_EASY = "slices_easy"
 ENCODER = "encoder"
 
 # -- caveats
@@ -114,6 +121,7 @@ JUDGED_BELOW = "judged_below"
 RUN_STATUS = "run_status"
 MISSES_LATENCY = "misses_latency"
 FEW_FIT_SIZES = "few_fit_sizes"
+LEARNED_NOTHING = "learned_nothing"
 
 
 @dataclass(frozen=True)

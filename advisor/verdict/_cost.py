@@ -21,6 +21,7 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.verdict._codes import BASELINES, CONTEXTUAL
 from advisor.verdict._phrases import provenance_text
+from advisor.vocabulary import is_frozen
 
 __all__ = ["COST_COLUMNS", "CostComparison", "compare_costs"]
 
@@ -33,6 +34,7 @@ COST_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("inference_ms_per_item", "downstream model inference", "ms/item"),
     ("train_seconds", "training time (largest size)", "s"),
     ("featurize_seconds", "featurization time (whole run)", "s"),
+    ("encode_seconds", "embedding pass over train/dev/test (once, from raw text)", "s"),
     ("peak_memory_mb", "training peak memory (process)", "MB"),
     ("embedding_mb", "embedding table / model size", "MB"),
     ("n_params", "downstream parameters", "count"),
@@ -53,6 +55,7 @@ class CostComparison:
     size: int
     serving_measured: bool = False  # True: the dedicated serving pass; False: the cache-dependent fallback
     provenance: dict[str, Any] | None = None  # how the serving pass was measured
+    conditions: dict[str, Any] | None = None  # what it ran under: load average, precision, spread
 
     def value(self, embedding: str, column: str) -> float:
         if embedding not in self.table.index or column not in self.table.columns:
@@ -77,6 +80,7 @@ class CostComparison:
             "ratios": clean(self.ratios),
             "serving_measured": self.serving_measured,
             "provenance": self.provenance,
+            "conditions": self.conditions,
         }
 
     def provenance_text(self) -> str:
@@ -110,18 +114,28 @@ def _join_embedding_facts(
     """Add the per-embedding facts (featurization, size, serving pass) to ``table`` in place;
     returns the serving pass's provenance when the run measured one."""
     if not (emb is not None and len(emb) and "embedding" in emb.columns):
-        for name in ("featurize_ms_per_item", "featurize_seconds", "embedding_mb", "dim"):
+        for name in ("featurize_ms_per_item", "featurize_seconds", "encode_seconds", "embedding_mb", "dim"):
             table[name] = np.nan
         return None
     facts = emb.drop_duplicates("embedding").set_index("embedding").reindex(names)
     per_s = _column(facts, "featurize_items_per_s")
     table["featurize_ms_per_item"] = np.where(per_s > 0, 1000.0 / per_s, np.nan)
     table["featurize_seconds"] = _column(facts, "featurize_seconds")
+    # The encoder's own pass (kept in the feature cache, so a warm cache still reports it); others: featurizing
+    table["encode_seconds"] = _column(facts, "encode_seconds").fillna(table["featurize_seconds"])
     table["embedding_mb"] = _column(facts, "embedding_bytes") / 1e6
     table["dim"] = _column(facts, "dim")
     for column in ("serving_ms_per_item_b1", "serving_ms_per_item_b64", "serving_memory_mb"):
         table[column] = _column(facts, column)
     return json.loads(str(facts["serving_provenance"].dropna().iloc[0])) if serving else None
+
+
+def _conditions(emb: pd.DataFrame | None) -> dict[str, Any] | None:
+    """What the serving pass ran under (load, precision, spread); None for runs from before it was kept."""
+    if emb is None or "serving_conditions" not in getattr(emb, "columns", ()):
+        return None
+    stored = emb["serving_conditions"].dropna()
+    return json.loads(str(stored.iloc[0])) if len(stored) else None
 
 
 def _add_serving(table: pd.DataFrame, serving: bool) -> None:
@@ -141,9 +155,11 @@ def _add_serving(table: pd.DataFrame, serving: bool) -> None:
 
 
 def _ratios(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """Contextual's multiple of each cheaper family's cost; no memory ratio below what sampling resolves."""
+    """Contextual's multiple of each cheaper frozen family's cost (the paper's first, then e.g. distilled);
+    no memory ratio below what sampling resolves."""
     ratio_rows = {}
-    for cheap in BASELINES:
+    others = [name for name in table.index if name not in (CONTEXTUAL, *BASELINES) and is_frozen(str(name))]
+    for cheap in [*BASELINES, *others]:
         if CONTEXTUAL in table.index and cheap in table.index:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = table.loc[CONTEXTUAL] / table.loc[cheap]
@@ -169,6 +185,15 @@ def compare_costs(analysis: Analysis) -> CostComparison:
     order = [c for c, _, _ in COST_COLUMNS] + ["items_per_s", "epochs"]
     table = table[order]
     table.index.name = "embedding"
+    ratios = _ratios(table, order)
+    # Below what resident-memory sampling resolves (static, distilled: a small model on features already
+    # in memory reads ~0 MB): not a measurement, so not shown.
+    table.loc[table["peak_memory_mb"] < MIN_MEASURABLE_MB, "peak_memory_mb"] = np.nan
     return CostComparison(
-        table=table, ratios=_ratios(table, order), size=size, serving_measured=serving, provenance=provenance
+        table=table,
+        ratios=ratios,
+        size=size,
+        serving_measured=serving,
+        provenance=provenance,
+        conditions=_conditions(emb),
     )

@@ -100,7 +100,7 @@ class DataEfficiency:
     target: float  # baseline's mean score at full data
     full_size: int
     size_needed: float  # inf when never matched
-    status: str  # "matches" | "bound" | "never" | "undetermined"
+    status: str  # "matches" | "bound" | "never" | "undetermined" | "nothing to match" (baseline scored 0)
     ratio: float  # full_size / size_needed (0 when never)
     ratio_lo: float
     ratio_hi: float
@@ -234,7 +234,12 @@ def data_efficiency(
     emb = m_emb.to_numpy(dtype=float)
     base_full = m_base.loc[full].to_numpy(dtype=float)
     base_full = base_full[np.isfinite(base_full)]
-    target = float(base_full.mean())
+    target = float(base_full.mean()) if len(base_full) else math.nan
+    if not target > 0:  # the baseline learned nothing (F1 0.0): any curve "matches" it, which says nothing
+        status = "nothing to match" if target == 0 else "undetermined"
+        return _undetermined(
+            embedding, baseline, full, m_emb, n_boot, confidence, target=target, status=status
+        )
     curve = _mean_curve(emb)
     size_needed, status = matching_size(sizes, curve, target)
     if len(sizes) < 2:
@@ -265,16 +270,25 @@ def data_efficiency(
 
 
 def _undetermined(
-    embedding: str, baseline: str, full: int, m_emb: pd.DataFrame, n_boot: int, confidence: float
+    embedding: str,
+    baseline: str,
+    full: int,
+    m_emb: pd.DataFrame,
+    n_boot: int,
+    confidence: float,
+    *,
+    target: float = math.nan,
+    status: str = "undetermined",
 ) -> DataEfficiency:
+    """No ratio: too little data (``"undetermined"``) or a baseline that scored 0 (``"nothing to match"``)."""
     curve = _mean_curve(m_emb.to_numpy(dtype=float)) if not m_emb.empty else np.array([])
     return DataEfficiency(
         embedding=embedding,
         baseline=baseline,
-        target=math.nan,
+        target=target,
         full_size=full,
         size_needed=math.nan,
-        status="undetermined",
+        status=status,
         ratio=math.nan,
         ratio_lo=math.nan,
         ratio_hi=math.nan,

@@ -128,10 +128,16 @@ class LearningCurveFit:
     mean_scores: list[float] = field(default_factory=list)
     n_points: int = 0
     criterion: str = "AICc over all (size, seed) cells"
+    flat: bool = False  # every size has the same mean score: no curve to fit, nothing to extrapolate
 
     @property
     def ok(self) -> bool:
         return self.best is not None
+
+    @property
+    def level(self) -> float:
+        """The score of a flat curve (its one mean); NaN for any other."""
+        return self.mean_scores[0] if self.flat and self.mean_scores else math.nan
 
     def competitors(self, delta_aicc: float = 2.0) -> list[CandidateFit]:
         """Candidates whose AICc is within ``delta_aicc`` of the best: the data cannot tell them apart."""
@@ -148,6 +154,7 @@ class LearningCurveFit:
             "mean_scores": self.mean_scores,
             "n_points": self.n_points,
             "criterion": self.criterion,
+            "flat": self.flat,
         }
 
 
@@ -208,6 +215,9 @@ def fit_curve_points(
     )
     if len(distinct) < 2:
         return result
+    if float(np.ptp(means)) <= 1e-12:  # a flat curve (e.g. F1 0.0 at every size): R² is undefined, no fit
+        result.flat = True
+        return result
     scale = float(distinct[-1])
     for model in models:
         k = len(CURVE_MODELS[model].params)
@@ -259,12 +269,13 @@ class Extrapolation:
     embedding: str
     target: float
     full_size: int
-    items_needed: float  # inf = not reachable under the chosen fit; nan = no fit
-    status: str  # "reached" | "extrapolated" | "not reachable" | "no fit"
+    items_needed: float  # inf = not reachable under the chosen fit; nan = no fit or a flat curve
+    status: str  # "reached" | "extrapolated" | "not reachable" | "flat" | "no fit"
     reliable: bool
     reasons: list[str] = field(default_factory=list)  # why it is (un)reliable, in plain sentences
     model: str | None = None
     by_model: dict[str, float] = field(default_factory=dict)  # items needed under each close competitor
+    level: float = math.nan  # the score of a flat curve (status "flat")
 
     @property
     def factor(self) -> float:
@@ -291,7 +302,9 @@ def _fit_reasons(
     reasons: list[str] = []
     if n_sizes < min_sizes:
         reasons.append(f"only {n_sizes} training sizes (need {min_sizes})")
-    if not math.isfinite(best.r2) or best.r2 < min_r2:
+    if not math.isfinite(best.r2):
+        reasons.append("no R² (the means do not vary)")
+    elif best.r2 < min_r2:
         shown = math.floor(best.r2 * 1000) / 1000  # rounded down: never "R² 0.90 < 0.9"
         reasons.append(f"poor fit (R² of the means {shown:.3f} < {min_r2:g})")
     if math.isnan(best.backtest_error):
@@ -339,14 +352,23 @@ def extrapolate(
 ) -> Extrapolation:
     """Items the fitted curve needs to reach ``target``; flagged unreliable per the stated rules.
 
-    A target above the chosen fit's asymptote is "not reachable", never an (astronomical) number.
+    A target above the chosen fit's asymptote is "not reachable", never an (astronomical) number; a flat
+    curve (the same mean at every size) is "flat": no trend, so no extrapolation.
     """
+    reached = observed_full is not None and observed_full >= target
+    if fit.flat:
+        if reached:
+            return Extrapolation(fit.embedding, target, full_size, float(full_size), "reached", True)
+        reason = "the curve is flat: no trend to extrapolate"
+        return Extrapolation(
+            fit.embedding, target, full_size, math.nan, "flat", False, [reason], level=fit.level
+        )
     if fit.best is None:
         return Extrapolation(
             fit.embedding, target, full_size, math.nan, "no fit", False, ["no curve could be fitted"]
         )
     best = fit.best
-    if observed_full is not None and observed_full >= target:
+    if reached:
         return Extrapolation(
             fit.embedding, target, full_size, float(full_size), "reached", True, [], best.model
         )

@@ -24,12 +24,21 @@ from advisor.analysis import Analysis
 from advisor.verdict._codes import CONTEXTUAL
 from advisor.verdict._gaps import ScoreGap, score_gap
 from advisor.verdict._phrases import headroom_sentence
-from advisor.vocabulary import is_frozen
+from advisor.vocabulary import is_frozen, ordered
 
-__all__ = ["FINETUNED", "Headroom", "fine_tuning_headroom", "frozen_only"]
+__all__ = ["Headroom", "fine_tuning_headroom", "frozen_only", "reference_family"]
 
-FINETUNED = "finetuned"
 BASELINE = CONTEXTUAL
+
+
+def reference_family(analysis: Analysis) -> str | None:
+    """The costliest family in the run that is not frozen (the fine-tuned reference), if one ran.
+
+    Asked of the registry (``Family.frozen``), never by name: a new reference family is one module.
+    """
+    present = ordered(set(analysis.curves["embedding"]))
+    references = [name for name in present if not is_frozen(name)]
+    return references[-1] if references else None
 
 
 @dataclass
@@ -96,19 +105,21 @@ def fine_tuning_headroom(
     analysis: Analysis, confidence: float = 0.95, replicates: Any = None
 ) -> Headroom | None:
     """The headroom line's numbers, or None when the fine-tuned reference did not run (or shares no size)."""
-    curves = analysis.curves
-    tuned = set(curves.loc[curves["embedding"] == FINETUNED, "size"])
+    curves, reference = analysis.curves, reference_family(analysis)
+    if reference is None:
+        return None
+    tuned = set(curves.loc[curves["embedding"] == reference, "size"])
     frozen = set(curves.loc[curves["embedding"] == BASELINE, "size"])
     common = sorted(int(s) for s in tuned & frozen)
     if not common:
         return None
     size = common[-1]
-    gap = score_gap(analysis, FINETUNED, BASELINE, size, confidence, replicates=replicates)
-    tuned_latency = _fact(analysis, FINETUNED, "serving_ms_per_item_b1")
+    gap = score_gap(analysis, reference, BASELINE, size, confidence, replicates=replicates)
+    tuned_latency = _fact(analysis, reference, "serving_ms_per_item_b1")
     frozen_latency = _fact(analysis, BASELINE, "serving_ms_per_item_b1")
     return Headroom(
         gap=gap,
-        finetuned_train_seconds=_median(analysis, FINETUNED, size, "train_seconds"),
+        finetuned_train_seconds=_median(analysis, reference, size, "train_seconds"),
         contextual_train_seconds=_median(analysis, BASELINE, size, "train_seconds"),
         contextual_encode_seconds=_encode_seconds(analysis),
         latency_ratio=tuned_latency / frozen_latency if frozen_latency > 0 else math.nan,

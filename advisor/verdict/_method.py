@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from advisor.analysis import Analysis
+from advisor.stats import significance_level
 from advisor.verdict._efficiency import HIERARCHICAL
 from advisor.verdict._recommend import Recommendation
 
@@ -49,7 +50,7 @@ def _slices(rec: Recommendation) -> str | None:
     return (
         f"Difficulty slices: a difference between the difficult and easy slice counts only when its bootstrap "
         f"p-value, Holm-corrected over the {len(tested)} (metric, pair) tests, is below "
-        f"{1 - rec.thresholds.confidence:.2f}. Difficulty values come from the full training set, so only "
+        f"{significance_level(rec.thresholds.confidence):g}. Difficulty values come from the full training set, so only "
         "full-data cells are sliced. Items never seen in training are not applicable to ambiguity (NaN, in "
         "neither slice); classification ambiguity averages p(label | word) over seen words only. The overlap "
         "table shows how far two metrics pick the same items (warning at 80 % same or mirror-image split "
@@ -127,7 +128,9 @@ def _costs(rec: Recommendation) -> str | None:
             "embedded (the encoder runs, no feature cache) and fed to a downstream model of the run's architecture, "
             "at batch 1 and 64; serving memory = weights held (vector table or encoder + downstream model) + the "
             "features of one batch of 64. Stored with its provenance and kept on resume, so the ratios do not "
-            "depend on the cache or the order of runs."
+            "depend on the cache or the order of runs. Training time is the downstream model's; the embedding's "
+            "own pass over train/dev/test is stated apart. Training peak memory below 1 MB is not shown (what "
+            "resident-memory sampling cannot resolve)."
         )
     return (
         "Serving cost: this run predates the dedicated serving pass; latency is featurization time (which "

@@ -10,10 +10,12 @@ depends on nothing of the verdict but its codes.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from scipy.special import stdtrit  # the Student-t quantile; scipy.stats costs seconds to import
 
+from advisor.stats import share_percent
 from advisor.verdict._codes import HIERARCHICAL
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ __all__ = [
     "provenance_text",
     "pts",
     "resolution_text",
+    "slice_findings_text",
     "slice_sentence",
 ]
 
@@ -123,11 +126,11 @@ def _efficiency_interval(e: DataEfficiency) -> str:
     """The interval in shares of the data; an end at the smallest size tried is open, not a point."""
     if not (math.isfinite(e.ratio_lo) and math.isfinite(e.ratio_hi)):
         return ""
-    never = f"; never matched in {e.share_never:.0%} of resamples" if e.share_never > 0 else ""
+    never = f"; never matched in {share_percent(e.share_never)} of resamples" if e.share_never > 0 else ""
     if not e.at_edge(e.ratio_hi):
         lo, hi = _ratio_text(e.ratio_lo), _ratio_text(e.ratio_hi)
         return f" ({e.confidence:.0%} CI {lo} to {hi}{never})"
-    edge = f"matched at the smallest size tried in {e.share_bound:.0%} of resamples{never}"
+    edge = f"matched at the smallest size tried in {share_percent(e.share_bound)} of resamples{never}"
     if e.at_edge(e.ratio_lo):
         return f" ({edge})"
     most = f"at most {_ratio_text(e.ratio_lo)}" if e.ratio_lo > 0 else "up to more than all"
@@ -139,6 +142,11 @@ def efficiency_sentence(e: DataEfficiency) -> str:
     who = f"{e.embedding} reaches {e.baseline}'s full-data score ({e.target:.3f})"
     if e.status == "undetermined":
         return f"Whether {who} with less data cannot be determined (too few sizes or seeds)."
+    if e.status == "nothing to match":
+        return (
+            f"{e.baseline.capitalize()} scores {e.target:.3f} with all {e.full_size} items (it learned nothing), "
+            f"so matching it says nothing: no data-efficiency ratio of {e.embedding} against {e.baseline}."
+        )
     if e.status == "never":
         return f"{e.embedding.capitalize()} never reaches {e.baseline}'s full-data score ({e.target:.3f}), even with all {e.full_size} items."
     ci = _efficiency_interval(e)
@@ -155,6 +163,11 @@ def extrapolation_sentence(x: Extrapolation) -> str:
     """How many labelled items the fit says ``x.embedding`` needs, and why (not) to believe it."""
     if x.status == "no fit":
         return f"No learning curve could be fitted for {x.embedding}, so no extrapolation."
+    if x.status == "flat":
+        return (
+            f"{x.embedding.capitalize()}'s curve is flat ({x.level:.3f} at every size): no extrapolation "
+            f"(no trend says how much data would bring it to {x.target:.3f})."
+        )
     if x.status == "not reachable":
         return (
             f"The {x.model} fit of {x.embedding} levels off below {x.target:.3f}: "
@@ -196,8 +209,9 @@ def headroom_sentence(h: Headroom) -> str:
 def slice_sentence(s: SliceFinding) -> str:
     """Whether a pair's gap is carried by the difficult or the easy items of one difficulty metric."""
     a, b = s.pair.split("-", 1)
+    what = f"{s.metric}, {a} vs {b}"
     if not (s.n_difficult and s.n_easy):
-        return f"{s.metric}: cannot be split into difficult and easy items on this data, so no claim."
+        return f"{what}: cannot be split into difficult and easy items on this data, so no claim."
     gaps = (
         f"{a}-minus-{b} gap {pts(s.gap_difficult)} on {s.n_difficult} difficult vs "
         f"{pts(s.gap_easy)} on {s.n_easy} easy items"
@@ -206,21 +220,84 @@ def slice_sentence(s: SliceFinding) -> str:
     if math.isfinite(s.p_holm):
         ci += f", Holm-adjusted p {s.p_holm:.3f}"
     if s.carried_by == "difficult":
-        return f"{s.metric}: the gap is carried by difficult items ({gaps}; {ci})."
+        return f"{what}: the gap is carried by difficult items ({gaps}; {ci})."
     if s.carried_by == "easy":
-        return f"{s.metric}: the gap is larger on easy items ({gaps}; {ci})."
-    return f"{s.metric}: no clear difference between difficult and easy items ({gaps}; {ci})."
+        return f"{what}: the gap is larger on easy items ({gaps}; {ci})."
+    return f"{what}: no clear difference between difficult and easy items ({gaps}; {ci})."
+
+
+def _slice_state(s: SliceFinding) -> str:
+    """What one comparison found, as a short clause ("no significant difference, Holm-adjusted p 0.140")."""
+    if not (s.n_difficult and s.n_easy):
+        return "cannot be split"
+    state = {"difficult": "larger on difficult items", "easy": "larger on easy items"}.get(
+        s.carried_by, "no significant difference"
+    )
+    return state + (f", Holm-adjusted p {s.p_holm:.3f}" if math.isfinite(s.p_holm) else "")
+
+
+def slice_findings_text(slices: Sequence[SliceFinding], findings: Sequence[tuple[str, str]]) -> str:
+    """ "ambiguity against random (against static: no significant difference, Holm-adjusted p 0.140)":
+    each metric with the families its finding holds against, and what the other comparisons found."""
+    parts = []
+    for metric in dict.fromkeys(m for m, _ in findings):
+        against = [b for m, b in findings if m == metric]
+        others = [s for s in slices if s.metric == metric and s.pair.split("-", 1)[1] not in against]
+        text = f"{metric} against {' and '.join(against)}"
+        if others:
+            text += (
+                " ("
+                + "; ".join(f"against {s.pair.split('-', 1)[1]}: {_slice_state(s)}" for s in others)
+                + ")"
+            )
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def provenance_text(costs: CostComparison) -> str:
-    """How the serving numbers were measured, in one phrase."""
+    """How the serving numbers were measured, in one phrase: device, threads, precision, the items each
+    batch size was timed on, how the timings were repeated and the machine's load."""
     p = costs.provenance or {}
     if not costs.serving_measured:
         return (
             "estimated from featurization time + model inference logged during training, which depends on the "
             "feature cache"
         )
-    return (
-        f"measured from raw text on {p.get('device', '?')}, {p.get('torch_threads', '?')} thread(s), "
-        f"{p.get('sample_size', '?')} test items, median of {p.get('repeats', '?')} after warm-up"
+    sample, single = p.get("sample_size", "?"), p.get("batch1_items", p.get("sample_size", "?"))
+    text = (
+        f"measured from raw text on {p.get('device', '?')}, {p.get('torch_threads', '?')} thread(s)"
+        f"{_precision_text(costs.conditions or {})}, batch 1 on {single} of the {sample} test items and batch 64 "
+        f"on all {sample}, {_repeats_text(p, costs.conditions or {})}"
     )
+    return text + _load_text(costs.conditions or {})
+
+
+def _precision_text(conditions: dict) -> str:
+    """ ", float32" or ", float32 (contextual bfloat16)"; nothing for runs that did not record it."""
+    precision = conditions.get("precision") or {}
+    if not precision:
+        return ""
+    common = max(set(precision.values()), key=list(precision.values()).count)
+    others = ", ".join(f"{name} {kind}" for name, kind in precision.items() if kind != common)
+    return f", {common}" + (f" ({others})" if others else "")
+
+
+def _repeats_text(p: dict, conditions: dict) -> str:
+    """ "median of the last 3 timings after warm-up, repeated until they agreed within 10 % (at most 12
+    timings; widest spread kept 4 %)"; older runs: a fixed number of timings."""
+    text = f"median of {'the last ' if 'stable_within' in p else ''}{p.get('repeats', '?')} timings after warm-up"
+    if "stable_within" not in p:
+        return text
+    text += f", repeated until they agreed within {share_percent(float(p['stable_within']))}"
+    spread = conditions.get("max_spread")
+    kept = f"; widest spread kept {share_percent(float(spread))}" if spread is not None else ""
+    return text + f" (at most {p.get('max_runs', '?')} timings{kept})"
+
+
+def _load_text(conditions: dict) -> str:
+    """ ", load average 1.2 on 16 CPUs at the start": a busy machine slows every timing."""
+    load = conditions.get("load_average")
+    if load is None:
+        return ""
+    cpus = conditions.get("cpu_count")
+    return f", load average {float(load):.1f}" + (f" on {cpus} CPUs" if cpus else "") + " at the start"

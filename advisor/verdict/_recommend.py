@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from advisor.analysis import Analysis
@@ -38,7 +39,7 @@ from advisor.verdict._cost import CostComparison, compare_costs
 from advisor.verdict._efficiency import data_efficiency
 from advisor.verdict._fit import Extrapolation, extrapolate, fit_learning_curve
 from advisor.verdict._gaps import ScoreGap, analysis_replicates, score_gap, score_gaps, seeds_to_decide
-from advisor.verdict._headroom import FINETUNED, Headroom, fine_tuning_headroom, frozen_only
+from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only, reference_family
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._thresholds import Thresholds
@@ -141,7 +142,21 @@ def _evidence_gates(analysis: Analysis, t: Thresholds, seeds_at_full: pd.Series)
     thin = {str(e): int(n) for e, n in seeds_at_full.items() if n < t.min_seeds}
     if thin:
         problems.append(Note(c.FEW_SEEDS, {"thin": thin, "need": t.min_seeds}))
+    scores = analysis.curves["score"].to_numpy(float) if len(analysis.curves) else np.array([])
+    scores = scores[np.isfinite(scores)]
+    if len(scores) and float(np.ptp(scores)) == 0.0:  # e.g. F1 0.0 everywhere: there is nothing to weigh
+        problems.append(Note(c.NOTHING_LEARNED, {"score": float(scores[0])}))
     return problems
+
+
+def _learned_nothing(analysis: Analysis) -> list[Note]:
+    """The families that scored 0.0 at every size and seed, when others did learn (all of them: a gate)."""
+    curves = analysis.curves
+    if curves.empty:
+        return []
+    best = curves.groupby("embedding")["score"].max()
+    zero = [str(name) for name in ordered(list(best.index)) if best[name] == 0.0]
+    return [Note(c.LEARNED_NOTHING, {"families": zero})] if zero and len(zero) < len(best) else []
 
 
 def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_from: int | None) -> None:
@@ -151,6 +166,7 @@ def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_fro
         rec.caveat_notes.append(Note(c.JUDGED_BELOW, values))
     if analysis.status not in (None, "FINISHED"):
         rec.caveat_notes.append(Note(c.RUN_STATUS, {"status": analysis.status}))
+    rec.caveat_notes += _learned_nothing(analysis)
     rec.convergence = convergence_audit(analysis)
     flagged = rec.convergence.flagged
     if not flagged.empty:
@@ -169,14 +185,14 @@ def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds) -> ScoreGap:
     replicates = analysis_replicates(analysis, t.n_boot)
     rec.gaps = score_gaps(analysis, confidence=t.confidence, loss=loss, replicates=replicates)
     rec.gaps += _more_gaps(analysis, rec.gaps, t.confidence, loss, replicates)
-    for b in BASELINES:
-        if b in names:
-            rec.efficiency.append(
-                data_efficiency(
-                    analysis, CONTEXTUAL, b, n_boot=t.n_boot, confidence=t.confidence, replicates=replicates
-                )
-            )
     cs = min((g for g in rec.gaps if g.a == CONTEXTUAL), key=lambda g: g.gap)
+    # the paper's baselines, and the family contextual is weighed against when it is another (distilled)
+    for b in [b for b in BASELINES if b in names] + ([cs.b] if cs.b not in BASELINES else []):
+        rec.efficiency.append(
+            data_efficiency(
+                analysis, CONTEXTUAL, b, n_boot=t.n_boot, confidence=t.confidence, replicates=replicates
+            )
+        )
     target = cs.score_a - loss  # what a cheap embedding must reach to be "as good" as contextual
     for name in names:
         rec.fits[name] = fit_learning_curve(analysis, name)
@@ -321,14 +337,17 @@ def _support_notes(rec: Recommendation, analysis: Analysis, t: Thresholds) -> li
 
 
 def _slice_notes(slices: list[SliceFinding]) -> list[Note]:
-    """Which difficulty metrics carry contextual's advantage, and over how many Holm-corrected tests."""
+    """Which difficulty metrics carry contextual's advantage over which family, in both directions
+    (larger on difficult items, larger on easy ones), and over how many Holm-corrected tests."""
     if not slices:
         return []
     tested = sum(math.isfinite(s.p_holm) for s in slices)
-    carrying = sorted({s.metric for s in slices if s.carried_by == "difficult"})
-    if carrying:
-        return [Note(c.SLICES_CARRY, {"metrics": carrying, "tested": tested})]
-    return [Note(c.SLICES_NONE, {"tested": tested})]
+    notes = []
+    for code, side in ((c.SLICES_CARRY, "difficult"), (c.SLICES_EASY, "easy")):
+        found = [(s.metric, s.pair.split("-", 1)[1]) for s in slices if s.carried_by == side]
+        if found:
+            notes.append(Note(code, {"findings": sorted(found), "tested": tested}))
+    return notes or [Note(c.SLICES_NONE, {"tested": tested})]
 
 
 def _cost_notes(rec: Recommendation, t: Thresholds) -> list[Note]:
@@ -336,7 +355,7 @@ def _cost_notes(rec: Recommendation, t: Thresholds) -> list[Note]:
     costs = rec.costs
     if costs is None:
         return []
-    notes = _cost_ratio(costs) + _serving_price(costs, t)
+    notes = _cost_ratio(costs, _decided_against(rec)) + _serving_price(costs, t)
     if t.latency_budget_ms is None:
         return notes
     budget = t.latency_budget_ms
@@ -350,16 +369,42 @@ def _cost_notes(rec: Recommendation, t: Thresholds) -> list[Note]:
     return notes
 
 
-def _cost_ratio(costs: CostComparison) -> list[Note]:
-    """Contextual's cost multiples against the first cheaper family that has any (the report has the table)."""
+def _decided_against(rec: Recommendation) -> str | None:
+    """The family the verdict weighed contextual against (its rule's family or pair), if any."""
+    values = rec.rule.values
+    if "family" in values or "embedding" in values:
+        return str(values.get("family", values.get("embedding")))
+    return str(values["pair"]).split("-", 1)[1] if "pair" in values else None
+
+
+def _cost_ratio(costs: CostComparison, against: str | None) -> list[Note]:
+    """Contextual's cost multiples against the first cheaper family of the paper that has any, and against
+    the family the verdict was decided against when that is another one (distilled); the report has the
+    table. Training time is the downstream model's; the embedding's own pass over the data is stated apart."""
     memory = "serving_memory_mb" if costs.serving_measured else "peak_memory_mb"
     columns = ("latency_ms_per_item", "batch_ms_per_item", memory, "train_seconds", "embedding_mb")
-    for pair in costs.ratios.index:
-        ratios = {column: costs.ratio(pair, column) for column in columns}
-        finite = {column: value for column, value in ratios.items() if math.isfinite(value)}
-        if finite:
-            return [Note(c.COST_RATIO, {"pair": str(pair), "ratios": finite})]
-    return []
+    pairs_ = [f"{CONTEXTUAL}/{b}" for b in BASELINES if f"{CONTEXTUAL}/{b}" in costs.ratios.index]
+    notes = []
+    for pair in pairs_:  # the first of the paper's baselines with any ratio
+        notes = _ratio_note(costs, pair, columns)
+        if notes:
+            break
+    if against is not None and against not in BASELINES and f"{CONTEXTUAL}/{against}" in costs.ratios.index:
+        notes += _ratio_note(costs, f"{CONTEXTUAL}/{against}", columns)
+    return notes
+
+
+def _ratio_note(costs: CostComparison, pair: str, columns: tuple[str, ...]) -> list[Note]:
+    """One COST_RATIO note: the finite ratios of ``pair``, and both families' embedding pass (seconds)."""
+    ratios = {column: costs.ratio(pair, column) for column in columns}
+    finite = {column: value for column, value in ratios.items() if math.isfinite(value)}
+    if not finite:
+        return []
+    encode = (costs.value(CONTEXTUAL, "encode_seconds"), costs.value(pair.split("/", 1)[1], "encode_seconds"))
+    values: dict[str, Any] = {"pair": pair, "ratios": finite}
+    if all(math.isfinite(v) for v in encode):
+        values["encode"] = encode
+    return [Note(c.COST_RATIO, values)]
 
 
 def _serving_price(costs: CostComparison, t: Thresholds) -> list[Note]:
@@ -389,7 +434,7 @@ def _with_reference_cells(analysis: Analysis, with_reference: Analysis) -> Analy
 
 def _headroom(analysis: Analysis, t: Thresholds) -> Headroom | None:
     """The fine-tuning headroom (same hierarchical bootstrap as the gaps) when the reference ran."""
-    if FINETUNED not in set(analysis.curves["embedding"]):
+    if reference_family(analysis) is None:
         return None
     replicates = analysis_replicates(analysis, t.n_boot)
     return fine_tuning_headroom(analysis, t.confidence, replicates)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from advisor.stats import holm
+from advisor.stats import holm, significance_level
 from advisor.verdict._codes import BASELINES, CONTEXTUAL
 from advisor.verdict._phrases import slice_sentence
 
@@ -54,7 +54,8 @@ def slice_findings(
     """Read the difficulty gap table at its largest size: which slices carry each pair's gap.
 
     Every (metric, pair) is one test of "the gap is the same on difficult and easy items"; a slice
-    carries the gap only when its Holm-adjusted bootstrap p-value is below 1 - ``confidence``.
+    carries the gap only when its Holm-adjusted bootstrap p-value is strictly below 1 - ``confidence``
+    (0.05 exactly for 0.95: a p of 0.05 is not significant).
     Tables without p-values (older runs) fall back to the uncorrected interval.
     """
     if slices is None or slices.empty:
@@ -90,11 +91,11 @@ def slice_findings(
                     p_value=p_value,
                 )
             )
-    adjusted = holm([f.p_value for f in findings])
+    adjusted, alpha = holm([f.p_value for f in findings]), significance_level(confidence)
     for finding, p_holm in zip(findings, adjusted, strict=True):
         finding.p_holm = p_holm
         if math.isfinite(p_holm):
-            significant = p_holm < 1 - confidence
+            significant = p_holm < alpha
             finding.carried_by = (
                 "unclear" if not significant else "difficult" if finding.difference > 0 else "easy"
             )

@@ -29,6 +29,7 @@ from advisor.verdict._phrases import (
     provenance_text,
     pts,
     resolution_text,
+    slice_findings_text,
     slice_sentence,
 )
 from advisor.vocabulary import family_label
@@ -45,7 +46,7 @@ RATIO_LABELS: dict[str, str] = {
     "batch_ms_per_item": "serving time at batch 64",
     "serving_memory_mb": "serving memory",
     "peak_memory_mb": "peak memory",
-    "train_seconds": "training time",
+    "train_seconds": "training time (downstream model)",
     "embedding_mb": "embedding size",
 }
 
@@ -58,6 +59,7 @@ class Wording:
     headline: str
     reasons: list[str]
     carrying: list[str]  # sentences of the difficulty slices carrying contextual's advantage
+    easier: list[str]  # sentences of the slices where contextual's advantage is larger on easy items
     caveats: list[str]
     thresholds: str  # the thresholds line
     budget: str  # the labelling budget considered
@@ -75,6 +77,10 @@ class Wording:
             lines.append("")
             lines.append("Difficulty slices carrying the gap:")
             lines += [f"- {s}" for s in self.carrying]
+        if self.easier:
+            lines.append("")
+            lines.append("Difficulty slices where the gap is larger on easy items:")
+            lines += [f"- {s}" for s in self.easier]
         if self.caveats:
             lines.append("")
             lines += [f"! {caveat}" for caveat in self.caveats]
@@ -88,6 +94,7 @@ def render(rec: Recommendation) -> Wording:
         headline=headline(rec),
         reasons=reasons(rec),
         carrying=[slice_sentence(s) for s in rec.carrying_slices],
+        easier=[slice_sentence(s) for s in rec.slices if s.carried_by == "easy"],
         caveats=caveats(rec),
         thresholds=thresholds_line(rec),
         budget=budget_text(rec.thresholds, rec.full_size),
@@ -238,6 +245,16 @@ _HEADLINES: dict[str, Callable[[Recommendation, Note], str]] = {
 }
 
 
+def _nothing_learned(score: float) -> str:
+    """Every family scored the same at every size and seed (F1 0.0 on a task none of them learned)."""
+    if score == 0:
+        return "no family learned this task at these sizes: every score is 0.0 — check the labels or add data"
+    return (
+        f"every family scores {score:.3f} at every size and seed, so none learned more than another at these "
+        "sizes — check the labels or add data"
+    )
+
+
 def _problem(note: Note) -> str:
     """Why no verdict can be given, as a clause."""
     if note.code == c.NO_CONTEXTUAL:
@@ -246,6 +263,8 @@ def _problem(note: Note) -> str:
         return "the run has only the contextual embedding, so there is nothing to compare it with"
     if note.code == c.FEW_SIZES:
         return f"only {note['n']} training size(s) finished (need {note['need']})"
+    if note.code == c.NOTHING_LEARNED:
+        return _nothing_learned(note["score"])
     thin = ", ".join(f"{e} ({n})" for e, n in note["thin"].items())
     return f"too few seeds at full data for an interval: {thin} (need {note['need']} per embedding)"
 
@@ -326,10 +345,22 @@ def _budget(rec: Recommendation, note: Note) -> str:
     return f"Labelling budget considered: {budget_text(rec.thresholds, rec.full_size)}."
 
 
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
 def _cost_ratio(rec: Recommendation, note: Note) -> str:
+    """Contextual's cost multiples; training time is the downstream model's, the embedding's own pass over
+    train/dev/test (the encoder's forward pass for contextual) is stated apart, in seconds."""
     assert rec.costs is not None
-    parts = ", ".join(f"{RATIO_LABELS[column]} {value:.1f}×" for column, value in note["ratios"].items())
-    return f"Cost {note['pair'].replace('/', ' vs ')}: {parts} (serving {provenance_text(rec.costs)})."
+    parts = [f"{RATIO_LABELS[column]} {value:.1f}×" for column, value in note["ratios"].items()]
+    if "encode" in note.values:
+        a, b = note["pair"].split("/", 1)
+        own, cheap = note["encode"]
+        encode = f"embedding pass over train/dev/test {_seconds(own)} ({a}) vs {_seconds(cheap)} ({b})"
+        at = next((i for i, p in enumerate(parts) if p.startswith(RATIO_LABELS["train_seconds"])), None)
+        parts = [*parts, encode] if at is None else [*parts[:at], f"{parts[at]} + {encode}", *parts[at + 1 :]]
+    return f"Cost {note['pair'].replace('/', ' vs ')}: {', '.join(parts)} (serving {provenance_text(rec.costs)})."
 
 
 def _serving_price(rec: Recommendation, note: Note) -> str:
@@ -354,8 +385,16 @@ def _holm_note(tested: int) -> str:
 
 
 def _slices_carry(rec: Recommendation, note: Note) -> str:
-    metrics = ", ".join(note["metrics"])
-    return f"Contextual's advantage is significantly larger on difficult items for: {metrics}{_holm_note(note['tested'])}."
+    findings = slice_findings_text(rec.slices, note["findings"])
+    return f"Contextual's advantage is significantly larger on difficult items for: {findings}{_holm_note(note['tested'])}."
+
+
+def _slices_easy(rec: Recommendation, note: Note) -> str:
+    findings = slice_findings_text(rec.slices, note["findings"])
+    return (
+        "Against the paper's expectation, contextual's advantage is significantly larger on easy items for: "
+        f"{findings}{_holm_note(note['tested'])}."
+    )
 
 
 def _slices_none(rec: Recommendation, note: Note) -> str:
@@ -382,6 +421,7 @@ _REASONS: dict[str, Callable[[Recommendation, Note], str]] = {
     c.SERVING_PRICE: _serving_price,
     c.OVER_LATENCY: _over_latency,
     c.SLICES_CARRY: _slices_carry,
+    c.SLICES_EASY: _slices_easy,
     c.SLICES_NONE: _slices_none,
     c.ENCODER: _text,
 }
@@ -418,6 +458,16 @@ def _misses_latency(rec: Recommendation, note: Note) -> str:
     )
 
 
+def _learned_nothing(rec: Recommendation, note: Note) -> str:
+    names = list(note["families"])
+    who = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    they, them = ("it", "it") if len(names) == 1 else ("they", "them")
+    return (
+        f"{who} scored 0.0 at every size and seed: {they} learned nothing at these sizes (check the labels "
+        f"or add data), so every comparison with {them} says only that"
+    )
+
+
 def _few_fit_sizes(rec: Recommendation, note: Note) -> str:
     return (
         f"only {note['n']} training sizes: learning-curve extrapolations are not trusted "
@@ -430,5 +480,6 @@ _CAVEATS: dict[str, Callable[[Recommendation, Note], str]] = {
     c.RUN_STATUS: _run_status,
     c.MISSES_LATENCY: _misses_latency,
     c.FEW_FIT_SIZES: _few_fit_sizes,
+    c.LEARNED_NOTHING: _learned_nothing,
     c.ENCODER: _text,
 }

@@ -5,15 +5,28 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from advisor.costs import price_per_million
+from advisor.costs import (
+    BATCH1_ITEMS,
+    MAX_RUNS,
+    SAMPLE_SIZE,
+    STABLE_WITHIN,
+    ServingCost,
+    ServingMeasurements,
+    _timed,
+    price_per_million,
+    serving_conditions,
+    serving_provenance,
+)
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
 from advisor.tracking import SERVING_ARTIFACT, client_for, load_analysis
-from advisor.verdict import compare_costs
+from advisor.verdict import CostComparison, compare_costs
 from tests.helpers import NewStore, write_ner
 
 
@@ -74,3 +87,64 @@ def test_cost_ratios_agree_for_cold_warm_forced_and_resumed_runs(
 def test_price_per_million_items() -> None:
     assert price_per_million(3.6, 1.0) == pytest.approx(1.0)  # 3.6 ms/item: 1M items take one hour
     assert price_per_million(0.36, 2.5) == pytest.approx(0.25)
+
+
+class _Clock:
+    """A clock whose every predict call takes the next of ``durations`` seconds (no real waiting)."""
+
+    def __init__(self, durations: list[float]) -> None:
+        self.now, self.durations = 0.0, list(durations)
+
+    def __call__(self) -> float:
+        return self.now
+
+    def predict(self, batch: list[int]) -> None:
+        self.now += self.durations.pop(0) if self.durations else 0.001
+
+
+def test_timing_repeats_until_the_last_timings_agree() -> None:
+    # warm-up, then two slow timings (a busy machine) before three that agree
+    clock = _Clock([0.5, 0.030, 0.020, 0.0100, 0.0101, 0.0102])
+    timing = _timed(clock.predict, [[0]], 3, clock=clock)
+    assert timing.runs == 5 and timing.ms_per_item == pytest.approx(10.1)
+    assert timing.spread <= STABLE_WITHIN
+
+
+def test_timing_that_never_settles_stops_at_the_cap_and_reports_its_spread() -> None:
+    clock = _Clock([0.5] + [0.01, 0.03] * 50)
+    timing = _timed(clock.predict, [[0]], 3, clock=clock)
+    assert timing.runs == MAX_RUNS and timing.spread > STABLE_WITHIN
+
+
+def _comparison(provenance: dict, conditions: dict | None) -> CostComparison:
+    return CostComparison(pd.DataFrame(), pd.DataFrame(), 100, True, provenance, conditions)
+
+
+def test_provenance_states_both_samples_threads_precision_and_load() -> None:
+    provenance = serving_provenance("cpu", SAMPLE_SIZE, 3, BATCH1_ITEMS)
+    costs = {
+        name: ServingCost(name, 1.0, 0.5, 10.0, 9.0, 1.0, provenance, 0.04, 0.07, precision)
+        for name, precision in (("static", "float32"), ("random", "float32"), ("contextual", "bfloat16"))
+    }
+    conditions = serving_conditions(costs, 3.46) | {"cpu_count": 16}
+    text = _comparison(provenance, conditions).provenance_text()
+    assert "on cpu, 1 thread(s), float32 (contextual bfloat16)" in text
+    assert (
+        f"batch 1 on {BATCH1_ITEMS} of the {SAMPLE_SIZE} test items and batch 64 on all {SAMPLE_SIZE}" in text
+    )
+    assert "median of the last 3 timings after warm-up, repeated until they agreed within 10 %" in text
+    assert "(at most 12 timings; widest spread kept 7 %), load average 3.5 on 16 CPUs at the start" in text
+    older = {k: v for k, v in provenance.items() if k not in ("stable_within", "max_runs")}
+    assert "median of 3 timings after warm-up" in _comparison(older, None).provenance_text()
+
+
+def test_serving_measurements_keep_their_conditions() -> None:
+    provenance = serving_provenance("cpu", 10, 3, 10)
+    cost = ServingCost("static", 1.0, 0.5, 10.0, 9.0, 1.0, provenance, 0.02, 0.03)
+    measured = ServingMeasurements(
+        provenance, {"static": cost}, "now", serving_conditions({"static": cost}, 1.0)
+    )
+    again = ServingMeasurements.from_dict(json.loads(json.dumps(measured.to_dict())))
+    assert again == measured and again.conditions["max_spread"] == 0.03
+    old = {k: v for k, v in cost.to_dict().items() if k not in ("spread_b1", "spread_b64", "precision")}
+    assert math.isnan(ServingCost.from_dict(old).spread_b1)  # stored before the spread was kept

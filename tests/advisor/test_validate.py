@@ -24,12 +24,19 @@ from advisor.validate import (
 ROWS = "Ann\tB-PER\nLee\tI-PER\nsang\tO\nin\tO\nRome\tB-LOC\n\nthe\tO\nman\tO\nsaw\tO\nParis\tB-LOC\n\n"
 
 
-def test_encoder_depth_comes_from_config_json_alone(tmp_path: Path, tiny_bert_dir: Path) -> None:
+def test_encoder_depth_comes_from_its_config_and_the_folder_must_be_loadable(
+    tmp_path: Path, tiny_bert_dir: Path
+) -> None:
     assert encoder_layers(str(tiny_bert_dir)) == 2
-    only_config = tmp_path / "model"
-    only_config.mkdir()
-    (only_config / "config.json").write_text(json.dumps({"num_hidden_layers": 12}), encoding="utf-8")
-    assert encoder_layers(str(only_config)) == 12  # no weights, no tokenizer: nothing is loaded
+    folder = tmp_path / "model"
+    folder.mkdir()
+    config = json.loads((tiny_bert_dir / "config.json").read_text(encoding="utf-8"))
+    (folder / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 12}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="the folder has no weights"):
+        encoder_layers(str(folder))
+    for name in ("model.safetensors", "vocab.txt"):  # the files are only looked for, never loaded
+        (folder / name).write_bytes(b"")
+    assert encoder_layers(str(folder)) == 12
 
 
 @pytest.mark.parametrize("layer", ["mix", "last", "0", "2", "-3", "mean-last-2"])
@@ -144,3 +151,32 @@ def test_validate_settings_accepts_a_good_run(
             workers=1,
         )
     )
+
+
+@pytest.mark.parametrize(
+    ("finetune_sizes", "profile", "runs"),
+    [("full", "quick", True), ("off", "thorough", False), (None, "thorough", True), (None, "quick", False)],
+)
+def test_a_family_s_checks_run_exactly_when_it_runs(
+    tmp_path: Path, tiny_vectors_file: Path, finetune_sizes: str | None, profile: str, runs: bool
+) -> None:
+    """The fine-tuned reference is switched on by ``--finetune-sizes`` or the profile, not by
+    ``--embeddings``: its encoder check ("encoder" of ``FAMILY_CHECKS``) runs exactly then."""
+    train = tmp_path / "train.conll"
+    train.write_text(ROWS * 10, encoding="utf-8")
+    settings = RunSettings(
+        data=str(train),
+        task="ner",
+        embeddings=["static"],  # no contextual family: nothing else reads the encoder
+        static=str(tiny_vectors_file),
+        contextual=str(tmp_path / "no-such-model"),
+        finetune_sizes=finetune_sizes,
+        profile=profile,
+        tracking_uri=f"sqlite:///{tmp_path}/mlflow.db",
+    )
+    if not runs:
+        validate_settings(settings)
+        return
+    with pytest.raises(ConfigError) as raised:
+        validate_settings(settings)
+    assert raised.value.code == "E230" and "no-such-model" in str(raised.value)

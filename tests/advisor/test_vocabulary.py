@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -9,8 +12,9 @@ from advisor.registry import tasks
 from advisor.vocabulary import (
     ENOUGH_AGAINST,
     FAMILIES,
+    HOOKS,
     PAIRS,
-    SERVING_KINDS,
+    complete_family,
     family,
     family_label,
     featurize_order,
@@ -79,6 +83,7 @@ def test_one_list_parser_for_cli_and_app():
 
 @pytest.mark.parametrize("name", list(FAMILIES))
 def test_every_family_declares_options_checks_colour_label_and_serving(name: str) -> None:
+    import advisor.pipeline  # noqa: F401  the orchestration: family modules complete their declarations
     from advisor.embeddings import embedding_choices
     from advisor.settings import RunSettings
     from advisor.validate import FAMILY_CHECKS
@@ -87,7 +92,6 @@ def test_every_family_declares_options_checks_colour_label_and_serving(name: str
     assert declared.name == name and declared.description and declared.label
     assert re.fullmatch(r"#[0-9a-f]{6}", declared.colour)
     assert set(declared.checks) <= set(FAMILY_CHECKS), "a check validate.py does not know"
-    assert declared.served_by in SERVING_KINDS
     assert declared.enough in (None, *ENOUGH_AGAINST)
     if declared.enough is not None:  # its verdict has a name the renderer and the app know
         from advisor.verdict import VERDICTS, enough_rule
@@ -98,12 +102,53 @@ def test_every_family_declares_options_checks_colour_label_and_serving(name: str
     assert {b.family for b in declared.borrows} <= set(declared.after), (
         "borrow only from a family fitted first"
     )
-    if declared.frozen:  # planned from the grid: a registered embedding built from the settings' options
-        assert name in embedding_choices() and declared.options is not None
-        assert isinstance(declared.options(RunSettings(data="train.conll", task="ner"), 16, "cpu"), dict)
-        assert declared.served_by == "embedding"
-    else:  # the fine-tuned reference: planned by its grid extension, timed as encoder + head
-        assert declared.options is None and declared.served_by == "finetune"
+    assert declared.options is not None, "options from the settings (every family, planned how it may be)"
+    assert isinstance(declared.options(RunSettings(data="train.conll", task="ner"), 16, "cpu"), dict)
+    hooks = {hook: getattr(declared, hook) for hook in ("chosen", "cells", "train", "serve")}
+    assert all(hook is None or callable(hook) for hook in hooks.values())
+    if declared.cells is None:  # a frozen embedding of the grid: chosen by name, executor, advisor.costs
+        assert name in embedding_choices() and declared.frozen
+        assert hooks == {"chosen": None, "cells": None, "train": None, "serve": None}
+    else:  # its own cells (the fine-tuned reference): its own switch, trainer and serving
+        assert name not in embedding_choices() and None not in hooks.values()
+    if not declared.frozen:  # not a frozen feature table: the executor cannot train it
+        assert declared.train is not None and declared.cells is not None
+
+
+def test_vocabulary_declares_every_family_and_the_orchestration_completes_them() -> None:
+    """The rooms below the orchestration read the fine-tuned reference from here alone (it is not frozen);
+    importing the orchestration gives it its hooks (fresh interpreters: nothing imported before)."""
+    root = Path(__file__).resolve().parents[2]
+
+    def run(code: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    alone = (
+        "from advisor.vocabulary import FAMILIES, is_frozen; print(list(FAMILIES), is_frozen('finetuned'))"
+    )
+    assert run(alone) == "['random', 'static', 'distilled', 'contextual', 'finetuned'] False"
+    completed = (
+        "import advisor.pipeline; from advisor.vocabulary import FAMILIES; "
+        "print([n for n, f in FAMILIES.items() if f.options is None], FAMILIES['finetuned'].train.__module__)"
+    )
+    assert run(completed) == "[] advisor.finetune"
+
+
+def test_complete_family_adds_hooks_only() -> None:
+    with pytest.raises(ValueError, match="not a family hook: colour"):
+        complete_family("finetuned", colour="#000000")
+    assert set(HOOKS) == {"options", "chosen", "cells", "train", "serve"}
+    from advisor.finetune import finetune_cells
+
+    tuned = family("finetuned")  # completed by its module: the hooks added, the declaration kept
+    assert tuned.train is finetune_cells and (tuned.cost, tuned.colour, tuned.frozen) == (
+        50,
+        "#d62728",
+        False,
+    )
 
 
 def test_families_have_their_own_colours_and_labels() -> None:

@@ -29,6 +29,11 @@ from advisor.errors import ConfigError, InputError
         ("TREC.train.all", "TREC.train.all"),
         ("tab\there\n.txt", "tabhere.txt"),
         ("../..", "upload"),
+        ("evil\u202etxt.csv", "eviltxt.csv"),  # a right-to-left override would disguise the suffix
+        ("a\u200bb\u2066c\u2069\ufeff.tsv", "abc.tsv"),  # zero-width, isolates, BOM: invisible, gone
+        ("line\u2028break.txt", "linebreak.txt"),
+        ("  ../ .csv", "upload.csv"),  # only a suffix: the reader still knows the format
+        (" . .jsonl", "upload.jsonl"),
     ],
 )
 def test_sanitize_filename_keeps_the_users_name_without_directories(name: str, expected: str) -> None:
@@ -71,8 +76,16 @@ def test_max_upload_mb_reads_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("ADVISOR_MAX_UPLOAD_MB", "7")
     assert max_upload_mb() == 7
     monkeypatch.setenv("ADVISOR_MAX_UPLOAD_MB", "lots")
-    with pytest.raises(ConfigError, match="whole number"):
+    with pytest.raises(ConfigError, match="ADVISOR_MAX_UPLOAD_MB must be a whole number"):
         max_upload_mb()
+    for bad, words in (
+        ("-3", "must be positive"),
+        ("0", "must be positive"),
+        ("99999999", "must be at most 10,240"),
+    ):
+        monkeypatch.setenv("ADVISOR_MAX_UPLOAD_MB", bad)
+        with pytest.raises(ConfigError, match=rf"^\[E2\d\d\] ADVISOR_MAX_UPLOAD_MB {words}"):
+            max_upload_mb()  # the variable the value came from is named, not --max-upload-mb
 
 
 def test_upload_root_sits_beside_a_sqlite_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ OPTION_CASES: list[tuple[str, list[str], dict[str, str | bytes], str]] = [
         "contextual-config-without-layers",
         ["--embeddings", "contextual", "--contextual", "oddmodel"],
         {"oddmodel/config.json": '{"model_type": "gpt"}'},
-        "num_hidden_layers",
+        "does not recognize this architecture",
     ),
     (
         "contextual-bad-id",

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from advisor.contextuality import STRONGER_ENCODER, layer_caveats, layer_reasons
 from advisor.report import write_report
@@ -96,3 +97,20 @@ def test_verdict_and_report_carry_the_layer_part(tmp_path):
 def test_no_contextual_no_sentences():
     analysis = make_synthetic_analysis(curves={"random": (0.6, 1.0, 0.3), "static": (0.7, 1.0, 0.3)})
     assert layer_reasons(analysis) == [] and layer_caveats(analysis) == []
+
+
+@pytest.mark.parametrize(
+    ("split_method", "suggested"),
+    [
+        ("given", " (plus this run's --dev/--test)"),
+        ("dev: stratified 15% of the file, seed 13", " (plus this run's --test)"),
+        ("test: 15% of the file, seed 13; dev: 15% of the file, seed 13", ""),
+        (None, ""),  # not recorded: nothing is claimed
+    ],
+)
+def test_rerun_command_names_only_the_files_the_run_was_given(tmp_path, split_method, suggested):
+    (tmp_path / "modules.json").write_text(json.dumps([]))
+    analysis = _with_layers(str(tmp_path))
+    analysis.dataset["split_method"] = split_method
+    (caveat,) = layer_caveats(analysis)
+    assert caveat.endswith(f"--contextual {STRONGER_ENCODER}`{suggested}")

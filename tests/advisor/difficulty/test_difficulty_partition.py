@@ -40,7 +40,7 @@ def test_degenerate_distributions_cannot_be_split() -> None:
     assert same.n_difficult == same.n_easy == 0
     assert "cannot split" in same.description and "all 50 values equal 1" in same.description
     dominated = partition(pd.Series([1.0] * 97 + [2.0] * 3), PartitionRule(min_items=5))
-    assert not dominated.splittable and "97%" in dominated.description
+    assert not dominated.splittable and "97 %" in dominated.description
 
 
 def test_heavy_tie_goes_wholly_to_one_side() -> None:

@@ -76,3 +76,68 @@ def test_leaving_early_stops_what_still_runs() -> None:
     assert next(outcomes)[0] == second
     outcomes.close()  # Ctrl-C or an error in the caller
     assert fake.stopped == [first]
+
+
+# -- workers die with their parent (issue 28) ---------------------------------------------------------
+
+_ORPHAN_SCRIPT = """
+import sys, time
+from advisor.grid import Cell
+from advisor.pipeline import _execute
+
+def stuck(cell, state):
+    time.sleep(600)
+
+_execute.train_one = stuck  # before the fork: the workers inherit it
+if sys.argv[1] == "off":
+    _execute._die_with_parent = lambda pid: None
+outcomes = _execute.train_cells([Cell("static", 1, 0), Cell("static", 1, 1)], {}, n_workers=2)
+next(outcomes)
+"""
+
+
+def _workers_of(pid: int, want: int, timeout: float = 60.0) -> list:
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        children = psutil.Process(pid).children(recursive=True)
+        if len(children) >= want:
+            return children
+        time.sleep(0.2)
+    raise AssertionError(f"no {want} workers appeared within {timeout} s")
+
+
+def _survivors_of_kill_9(death_signal: str) -> list:
+    """Start a run's worker pool in a subprocess, ``kill -9`` it, return the workers alive 15 s later."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import psutil
+
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT, death_signal])
+    workers: list = []
+    try:
+        workers = _workers_of(parent.pid, 2)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=30)
+        _, alive = psutil.wait_procs(workers, timeout=15)
+        return alive
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for worker in workers:
+            if worker.is_running():
+                worker.kill()
+
+
+def test_workers_die_when_the_parent_is_killed_with_sigkill() -> None:
+    """kill -9 of the run leaves no orphaned training worker (they were alive 180 s later before)."""
+    assert _survivors_of_kill_9("on") == []
+
+
+def test_without_the_death_signal_workers_outlive_the_parent() -> None:
+    """The check above can fail: with the death signal switched off, both workers survive the kill."""
+    assert len(_survivors_of_kill_9("off")) == 2

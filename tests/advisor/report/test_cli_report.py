@@ -3,6 +3,7 @@ a real temporary MLflow store read back by ``advisor.tracking.load_analysis`` (s
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from advisor.analysis import Analysis
 from advisor.cli import app
 from advisor.report import partial_notice
-from advisor.verdict import Thresholds, make_synthetic_analysis, recommend
+from advisor.verdict import Thresholds, analysis_from_scores, make_synthetic_analysis, recommend
 from tests.helpers import copy_store
 
 
@@ -147,3 +148,33 @@ def test_report_end_to_end_through_mlflow(logged_run, tmp_path: Path) -> None:
     assert {"report/report.html", "report/report.md", "report/verdict.json", "report/figures"} <= logged
     local = client.download_artifacts(run_id, "report/verdict.json", str(tmp_path))
     assert json.loads(Path(local).read_text())["verdict"] == expected.verdict
+
+
+@pytest.mark.parametrize("zero", [("random", "static"), ("random", "static", "contextual")])
+def test_report_of_a_run_that_learned_nothing(
+    tmp_path: Path, mlflow_template: Path, zero: tuple[str, ...]
+) -> None:
+    """WNUT-17 on 300 sentences: random and static (or every family) score F1 0.0 at every size; the
+    report says so instead of failing on an undefined R²."""
+    scores = {
+        name: {
+            size: [0.0, 0.0] if name in zero else [size / 1000, size / 1000 + 0.01]
+            for size in (50, 100, 200, 400)
+        }
+        for name in ("random", "static", "contextual")
+    }
+    uri = copy_store(mlflow_template, tmp_path / "mlruns" / "mlflow.db")
+    _log_run(analysis_from_scores(scores), uri)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["report", "latest", "--tracking-uri", uri, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    markdown = html.unescape((out / "report.md").read_text(encoding="utf-8"))
+    if len(zero) == 3:
+        expected = (
+            "no family learned this task at these sizes: every score is 0.0 — check the labels or add data"
+        )
+        assert "Verdict: INCONCLUSIVE" in result.output
+    else:
+        expected = "Static's curve is flat (0.000 at every size): no extrapolation"
+        assert "random and static scored 0.0 at every size and seed" in result.output
+    assert expected in " ".join(result.output.split()) and expected in markdown

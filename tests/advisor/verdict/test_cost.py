@@ -41,6 +41,7 @@ def test_peak_memory_ratio_is_withheld_below_measurable_memory() -> None:
     costs["contextual"]["peak_memory_mb"] = 0.0  # e.g. features already resident: nothing measurable added
     comparison = compare_costs(make_synthetic_analysis(slice_effects={}, costs=costs))
     assert math.isnan(comparison.ratio("contextual/static", "peak_memory_mb"))
-    assert comparison.value("contextual", "peak_memory_mb") == 0.0  # the absolute value is still shown
+    assert math.isnan(comparison.value("contextual", "peak_memory_mb"))  # ~0 MB is no measurement: not shown
+    assert comparison.value("static", "peak_memory_mb") == DEFAULT_COSTS["static"]["peak_memory_mb"]
     normal = compare_costs(make_synthetic_analysis(slice_effects={}))
     assert normal.ratio("contextual/static", "peak_memory_mb") == pytest.approx(950.0 / 480.0)

@@ -55,3 +55,21 @@ def test_distilled_far_below_contextual_leaves_use_contextual() -> None:
 def test_a_cheaper_family_that_is_enough_wins_over_distilled() -> None:
     rec = recommend(_case(distilled=(0.86, 2.0, 0.45), static=(0.86, 2.0, 0.45)), FAST)
     assert rec.verdict == "static is enough", rec.headline
+
+
+def test_decided_against_distilled_states_its_cost_ratio_and_data_share() -> None:
+    rec = recommend(_case(distilled=(0.83, 2.0, 0.45)), FAST)
+    assert rec.rule["pair"] == "contextual-distilled"
+    ratios = [n for n in rec.reason_notes if n.code == c.COST_RATIO]
+    assert [n["pair"] for n in ratios] == ["contextual/static", "contextual/distilled"]
+    assert ratios[1]["encode"] == (40.0, 0.8)  # contextual's encoder pass vs distilled's lookup (seconds)
+    assert [e.baseline for e in rec.efficiency] == ["static", "random", "distilled"]
+    assert any(r.startswith("Cost contextual vs distilled: serving latency (batch 1)") for r in rec.reasons)
+    assert any(r.startswith("Contextual reaches distilled's full-data score") for r in rec.reasons)
+
+
+def test_decided_against_static_gives_no_distilled_ratio() -> None:
+    rec = recommend(_case(distilled=(0.70, 3.0, 0.45)), FAST)
+    assert rec.rule["pair"] == "contextual-static"
+    assert [n["pair"] for n in rec.reason_notes if n.code == c.COST_RATIO] == ["contextual/static"]
+    assert [e.baseline for e in rec.efficiency] == ["static", "random"]

@@ -86,7 +86,14 @@ def test_efficiency_matched_at_the_smallest_size_is_censored_never_a_point_inter
         "it needs at most 1/8.0 of the data; censored: matched at the smallest size tried, 100 items" in text
     )
     assert "1/8.0 to 1/8.0" not in text and "CI" not in text  # every resample matched at 100: no interval
-    assert "matched at the smallest size tried in 100% of resamples" in text
+    assert "matched at the smallest size tried in 100 % of resamples" in text
+
+
+def test_a_share_of_resamples_below_one_percent_is_not_printed_as_zero() -> None:
+    text = efficiency_sentence(_efficiency(share_never=0.0015))
+    assert "never matched in < 1 % of resamples" in text and "in 0 %" not in text
+    edge = efficiency_sentence(_efficiency(ratio_lo=3.1, ratio_hi=8.0, share_bound=0.996))
+    assert "matched at the smallest size tried in > 99 % of resamples" in edge
 
 
 def test_an_interval_end_at_the_smallest_size_is_worded_open() -> None:
@@ -131,7 +138,9 @@ def test_slice_findings_read_with_their_holm_p() -> None:
     finding = SliceFinding("ner_ambiguity", "contextual-static", 100, 0.10, 0.05, 0.05, 0.001, 0.1, 50, 50,
                            "unclear", 0.03, 0.06)  # fmt: skip
     text = slice_sentence(finding)
-    assert text.startswith("ner_ambiguity: no clear difference between difficult and easy items")
+    assert text.startswith(
+        "ner_ambiguity, contextual vs static: no clear difference between difficult and easy items"
+    )
     assert "contextual-minus-static gap +10.0 pts on 50 difficult" in text and "Holm-adjusted p 0.060" in text
     assert finding.describe() == text
     unsplit = SliceFinding("ner_ambiguity", "contextual-static", 10, *[math.nan] * 5, 0, 0, "unclear")

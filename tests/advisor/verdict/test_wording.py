@@ -54,10 +54,12 @@ def test_every_code_has_a_sentence() -> None:
     }
     assert set(w._HEADLINES) == rules
     reasons = {c.HEADROOM, c.GAP, c.INTERVALS, c.REPAIRED, c.LOSS, c.EFFICIENCY, c.EXTRAPOLATION, c.BUDGET}
-    reasons |= {c.COST_RATIO, c.SERVING_PRICE, c.OVER_LATENCY, c.SLICES_CARRY, c.SLICES_NONE, c.ENCODER}
+    reasons |= {c.COST_RATIO, c.SERVING_PRICE, c.OVER_LATENCY, c.SLICES_CARRY, c.SLICES_EASY, c.SLICES_NONE}
+    reasons |= {c.ENCODER}
     assert set(w._REASONS) == reasons
     assert set(w._CAVEATS) | {c.UNDER_TRAINED, c.SLICE_OVERLAP} == {
-        c.UNDER_TRAINED, c.SLICE_OVERLAP, c.JUDGED_BELOW, c.RUN_STATUS, c.MISSES_LATENCY, c.FEW_FIT_SIZES, c.ENCODER
+        c.UNDER_TRAINED, c.SLICE_OVERLAP, c.JUDGED_BELOW, c.RUN_STATUS, c.MISSES_LATENCY, c.FEW_FIT_SIZES, c.ENCODER,
+        c.LEARNED_NOTHING,
     }  # fmt: skip
 
 
@@ -150,7 +152,7 @@ def test_reasons_and_caveats_read_from_their_notes() -> None:
         Note(c.REPAIRED, {"scores": {"contextual": (0.41, 0.40)}}),
         Note(c.LOSS, {"loss": 0.01}),
         Note(c.OVER_LATENCY, {"embedding": "contextual", "latency": 13.9, "budget": 5.0}),
-        Note(c.SLICES_CARRY, {"metrics": ["ner_unseen"], "tested": 6}),
+        Note(c.SLICES_CARRY, {"findings": [("ner_unseen", "static")], "tested": 6}),
         Note(c.SLICES_NONE, {"tested": 0}),
         Note(c.ENCODER, {"text": "Contextual measured: x."}),
     ]
@@ -170,7 +172,7 @@ def test_reasons_and_caveats_read_from_their_notes() -> None:
     assert reasons[1].endswith("they would be: contextual 0.410 (strict 0.400).")
     assert reasons[2].startswith("You accept losing up to 1.0 pts")
     assert reasons[3] == "Contextual is over your latency budget: 13.90 > 5 ms/item."
-    assert reasons[4].endswith("for: ner_unseen (Holm-corrected over 6 tests).")
+    assert reasons[4].endswith("for: ner_unseen against static (Holm-corrected over 6 tests).")
     assert reasons[5].endswith("(uncorrected: this run's slice table has no p-values).")
     assert reasons[6] == "Contextual measured: x."
     assert rec.caveats[0].startswith("judged at 400 items") and "up to 800 items" in rec.caveats[0]
@@ -201,10 +203,23 @@ def test_summary_lines(judged: Recommendation) -> None:
     lines = render(judged).summary_lines()
     assert lines[0] == "Verdict: USE CONTEXTUAL" and lines[1] == judged.headline
     assert "Difficulty slices carrying the gap:" in lines
-    assert any(line.startswith("- unseen: the gap is carried by difficult items") for line in lines)
+    assert any(
+        line.startswith("- unseen, contextual vs static: the gap is carried by difficult items")
+        for line in lines
+    )
     assert any(
         line.startswith("! contextual is the better model but misses your latency budget") for line in lines
     )
     assert lines[-1].startswith(
         "Thresholds: acceptable loss 1.0 pts, latency budget 1 ms/item, labelling budget"
     )
+
+
+def test_training_cost_states_the_embedding_pass_apart(judged: Recommendation) -> None:
+    (note,) = [n for n in judged.reason_notes if n.code == c.COST_RATIO]
+    assert note["encode"] == (40.0, 0.6)  # DEFAULT_COSTS: the encoder's pass vs static's lookups
+    (sentence,) = [r for r in judged.reasons if r.startswith("Cost contextual vs static")]
+    assert (
+        "training time (downstream model) 2.0× + embedding pass over train/dev/test 40 s (contextual) vs "
+        "0.6 s (static)"
+    ) in sentence
