@@ -1,8 +1,8 @@
 """``advisor run`` extends its grid downwards when contextual already matches at the smallest size.
 
 A task every family solves at every size (all scores 1.0): contextual matches static's full-data score
-at 100 items (the quick profile's smallest of 400), so the run adds 50 items, the floor, and the
-verdict reports the figure as censored. A run killed inside the extension resumes with only the
+at 100 items (the quick profile's smallest of 400), so the run adds 50 items, the floor, and tags the
+extension as censored (identical curves are not judged by the verdict: no figure is stated). A run killed inside the extension resumes with only the
 missing cells of it, and a third run computes nothing.
 """
 
@@ -94,10 +94,12 @@ def test_the_grid_extends_to_the_floor_resumes_inside_it_and_reports_censored(se
     assert "censored" in parent.data.tags["advisor.extension"]
     analysis = load_analysis(resumed.run_id, settings.tracking_uri)
     assert analysis.sizes == [50, 100, 200, 400] and len(analysis.curves) == 16
-    (efficiency,) = _verdict(client, resumed.run_id)["efficiency"]
-    assert efficiency["censored"] is True and efficiency["size_needed"] == 50
-    reasons = " ".join(_verdict(client, resumed.run_id)["reasons"])
-    assert "censored: matched at the smallest size tried, 50 items" in reasons
+    # Every family scores 1.0 at every size and seed: the verdict does not judge identical curves
+    # (issue 28's degenerate-curve gate), so no efficiency figure is stated; the censored figure's
+    # wording is tested on planted curves in tests/advisor/verdict/test_efficiency.py.
+    verdict = _verdict(client, resumed.run_id)
+    assert verdict["efficiency"] == []
+    assert "every size" in " ".join(verdict["reasons"])
 
 
 def test_an_explicit_grid_is_not_extended(settings: RunSettings) -> None:
