@@ -293,7 +293,7 @@ def check_static_file(path: str) -> None:
     parsed table is the run's own: it is cached by path, size and modification time (in memory and
     under the cache root), so the run loads it again for free.
     """
-    from advisor.embeddings import PACKAGED_GLOVE, load_vectors
+    from advisor.embeddings import PACKAGED_GLOVE, is_float, load_vectors
 
     if path == PACKAGED_GLOVE:
         return
@@ -302,21 +302,13 @@ def check_static_file(path: str) -> None:
         first = _first_line(file)
         fields = first.rstrip("\r\n ").split(" ")
         header = len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit()
-        if not header and not any(_is_number(value) for value in fields[1:]):
+        if not header and not any(is_float(value) for value in fields[1:]):
             raise E120_FIRST_LINE(file=path, line=1)  # not vectors at all: say so, not "not a number"
         with warnings.catch_warnings():  # pandas' mixed-type note on a bad file: the error says it better
             warnings.filterwarnings("ignore", message="Columns .* have mixed types")
             load_vectors(path)
     except (OSError, EOFError, zlib.error) as error:  # a corrupt or truncated .gz, an unreadable file
         raise E120_READ(reason=error, file=path) from None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _first_line(file: Path, limit: int = 1 << 20) -> str:

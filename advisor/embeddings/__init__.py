@@ -36,7 +36,7 @@ from advisor.embeddings._encoder_files import encoder_depth
 from advisor.embeddings._layer_choice import LayerChoice, parse_layer
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
 from advisor.embeddings._sentence_models import is_sentence_embedding_model
-from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, load_vectors
+from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, is_float, load_vectors
 
 __all__ = [
     "CACHE_FORMAT",
@@ -62,6 +62,7 @@ __all__ = [
     "default_encoder",
     "embedding_choices",
     "encoder_depth",
+    "is_float",
     "is_sentence_embedding_model",
     "load_vectors",
     "make_embedding",

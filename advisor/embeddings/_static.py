@@ -242,7 +242,7 @@ def _parse_slow(file: Path, has_header: bool, dim: int) -> tuple[list[str], np.n
             try:
                 vector = np.array([float(v) for v in fields[-dim:]], dtype=np.float32)
             except ValueError:
-                bad = next(v for v in fields[-dim:] if not _is_float(v))
+                bad = next(v for v in fields[-dim:] if not is_float(v))
                 raise E122(value=bad, file=str(file), line=line_no) from None
             if not np.isfinite(vector).all():
                 raise E122_NOT_FINITE(file=str(file), line=line_no)
@@ -253,7 +253,8 @@ def _parse_slow(file: Path, has_header: bool, dim: int) -> tuple[list[str], np.n
     return words, np.stack(rows)
 
 
-def _is_float(text: str) -> bool:
+def is_float(text: str) -> bool:
+    """Whether ``text`` parses as a float (a vectors file's value column)."""
     try:
         float(text)
     except ValueError:
