@@ -383,6 +383,12 @@ E603 = define(
     "a labelling budget in money needs the cost of labelling one item",
     "also pass --label-cost (money per item)",
 )
+E604 = define(
+    "E604",
+    "--value-per-point needs --price-per-hour: a point's value is money, the serving cost is machine time",
+    "also pass --price-per-hour (the serving machine's price per hour), or leave --value-per-point out to "
+    "get the break-even value in machine-hours",
+)
 
 # -- E8xx: gain model --------------------------------------------------------------------------------
 E801 = define(
@@ -451,4 +457,32 @@ E116 = define(
     "a broken saved dataset: {problem}",
     "save it again with save_to_disk (Dataset or DatasetDict), or pass the data as a CSV/JSONL/CoNLL file",
     _INPUT,
+)
+
+# -- issue 29: headerless CSV/TSV files, columns by position ------------------------------------------
+E104_FIRST_ROW = variant(
+    E104,
+    "row has {n} columns but the first row has {width} (the file has no header)",
+    "quote fields that contain the delimiter {delimiter!r}",
+)
+E107_GUESS_COLUMN = variant(
+    E107,
+    "cannot tell which column holds the {role} from the header's names",
+    "the header has: {columns}; pass --{role}-col with a column's name or its 0-based position",
+)
+E107_HEADERLESS = variant(
+    E107,
+    "cannot tell which column holds the {role} (the file has no header: its first row reads as data)",
+    "the columns by position: {columns}; pass --text-col and --label-col as 0-based positions, "
+    "e.g. --text-col 0 --label-col 1",
+)
+E107_NO_HEADER_NAME = variant(
+    E107,
+    "no column named {name!r}: the file has no header (its first row reads as data)",
+    "pass the column's 0-based position instead; the columns: {columns}",
+)
+E107_POSITION = variant(
+    E107,
+    "no column at position {index}: the rows have {width} columns",
+    "positions count from 0; the columns: {columns}",
 )

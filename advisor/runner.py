@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ from advisor.pipeline import (
     worker_count,
 )
 from advisor.settings import RunSettings
-from advisor.tracking import ANALYSIS_COMPLETE, AnalysisTracker, resolve_tracking_uri
+from advisor.tracking import ANALYSIS_COMPLETE, AnalysisTracker, child_params, resolve_tracking_uri
 from advisor.validate import validate_settings
 
 __all__ = ["ProgressEvent", "RunOutcome", "run_analysis"]
@@ -88,6 +89,7 @@ class RunOutcome:
     device: str
     resumed: bool
     analysis: Analysis | None = None
+    experiment_id: str = ""  # where the MLflow UI shows the run
 
 
 def _read(
@@ -123,7 +125,10 @@ def _open(
         plan.tags,
         force=settings.force,
         on_wait=lambda message: notify(ProgressEvent("waiting", message=message)),
+        planned=[(c.embedding, c.size, c.seed) for c in plan.grid.cells],
     )
+    if tracker.idle:  # a finished analysis with nothing to do: left exactly as its creator wrote it
+        return tracker
     if not tracker.resumed:
         from advisor.tracking import log_dataset_inputs, log_test_tokens
 
@@ -197,6 +202,7 @@ def _run_analysis(
         device=plan.device,
         resumed=tracker.resumed,
         analysis=analysis,
+        experiment_id=tracker.experiment_id,
     )
 
 
@@ -296,10 +302,6 @@ def _start_cells(
     )
     orders = {seed: subset_order(splits.train, seed) for seed in plan.grid.seeds}
     state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
-    for cell in pending:
-        tracker.child(
-            cell.embedding, cell.seed, {"embedding": cell.embedding, **plan.options[cell.embedding]}
-        )
     n_workers = worker_count(settings.workers, plan.device, len(pending))
     frozen = [c for c in pending if not trains_itself(c)]
 
@@ -311,10 +313,44 @@ def _start_cells(
         return train_cells(cells, state, worker_count(settings.workers, plan.device, len(cells)))
 
     state["lrs"] = _learning_rates(settings, plan, frozen, tracker, execute, notify)
+    _open_children(plan, pending, features, state["lrs"], tracker)  # after tuning: with its learning rate
     cells = execute(frozen)
     if len(frozen) < len(pending):  # families that train their own cells: in this process, after the rest
         cells = then_own_trainers(cells, [c for c in pending if trains_itself(c)], plan.options, splits)
     return cells, n_workers
+
+
+def _open_children(
+    plan: RunPlan,
+    pending: list[Cell],
+    features: dict[str, Any],
+    lrs: dict[str, float],
+    tracker: AnalysisTracker,
+) -> None:
+    """The child run of every pending cell, with the params that tell it apart in MLflow's runs table."""
+    for cell in pending:
+        sizes = [c.size for c in plan.grid.cells if (c.embedding, c.seed) == (cell.embedding, cell.seed)]
+        train = None if trains_itself(cell) else plan.train_config.to_dict() | {"lr": lrs.get(cell.embedding)}
+        params = child_params(
+            cell.embedding,
+            cell.seed,
+            plan.options[cell.embedding],
+            max_size=max(sizes),
+            dim=_width(features, cell),
+            train=train,
+        )
+        tracker.child(cell.embedding, cell.seed, params)
+
+
+def _width(features: dict[str, Any], cell: Cell) -> int | None:
+    """The width of ``cell``'s features (a per-seed family: its seed's fitted table); None if unknown."""
+    entry = features.get(cell.embedding)
+    if isinstance(entry, dict):
+        entry = entry.get(cell.seed)
+    elif isinstance(entry, tuple):
+        entry = entry[0]
+    dim = getattr(entry, "dim", None)
+    return int(dim) if isinstance(dim, Integral) else None
 
 
 def _learning_rates(

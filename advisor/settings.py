@@ -26,6 +26,8 @@ from advisor.vocabulary import PAPER_FAMILIES, parse_list
 
 __all__ = [
     "DATA_OPTIONS",
+    "DECISION_INPUTS",
+    "DECISION_PARAM",
     "DEFAULT_EXPERIMENT",
     "DEFAULT_POOLING",
     "FORM_LABELS",
@@ -94,6 +96,13 @@ class RunSettings:
     finetune_sizes: str | None = None  # fine-tuned reference sizes ("full", N, "off"); None: profile
     finetune_epochs: int | None = None  # its maximum epochs, early-stopped on dev (default 10)
     finetune_seeds: int | None = None  # its seeds: the grid's first N (default all)
+    # What the verdict weighs (DECISION_INPUTS); None: not stated (the verdict's default). Not in the resume key.
+    acceptable_loss: float | None = None  # score you accept to lose, 0-1 scale (None: 0.01 = 1 point)
+    latency_budget_ms: float | None = None  # serving latency per item you can afford
+    latency_batch: int = 1  # the batch size the latency budget is for: 1 or 64 (what advisor.costs measures)
+    monthly_items: float | None = None  # serving volume: items per month
+    value_per_point: float | None = None  # money one accuracy point is worth per 1M items served
+    label_cost: float | None = None  # money per labelled item
 
 
 #: Kinds of value: how a setting is typed on the command line and written back as text.
@@ -183,8 +192,23 @@ SETTINGS: tuple[Setting, ...] = (
     _s("task", "text", ("--task", "-t"), "{tasks}", "data"),
     _s("dev", "path", ("--dev",), f"dev file {_SPLIT}", "data"),
     _s("test", "path", ("--test",), f"evaluation file {_SPLIT}", "data"),
-    _s("text_col", "text", ("--text-col",), "text column of a CSV/TSV/JSONL file", "data"),
-    _s("label_col", "text", ("--label-col",), "label column of a CSV/TSV/JSONL file", "data"),
+    _s(
+        "text_col",
+        "text",
+        ("--text-col",),
+        "text column of a CSV/TSV/JSONL file: its name, or in a CSV/TSV its 0-based position (a header "
+        "name made of digits is the name); default: a known name (text, sentence, …), or by content "
+        "in a file without a header (the longest free text)",
+        "data",
+    ),
+    _s(
+        "label_col",
+        "text",
+        ("--label-col",),
+        "label column, by name or 0-based position as --text-col; default: a known name (label, "
+        "class, …), or by content in a file without a header (the one short column whose values repeat)",
+        "data",
+    ),
     _s("split_seed", "int", ("--split-seed",), "seed of the train/dev/test split", "data"),
     _s("strict", "flag", ("--strict",), "items with a label but no text are an error, not skipped", "data"),
     _s("embeddings", "names", ("--embeddings", "-e"), "comma-separated, from: {embeddings}", "grid"),
@@ -248,7 +272,7 @@ SETTINGS: tuple[Setting, ...] = (
         "random_dim",
         "int",
         ("--random-dim",),
-        "width of the random vectors (default: the static width)",
+        "width of the random vectors (default from the profile: 300 for quick, 800 for default and thorough)",
         "embeddings",
     ),
     _s(
@@ -285,8 +309,54 @@ SETTINGS: tuple[Setting, ...] = (
         "price_per_hour",
         "float",
         ("--price-per-hour",),
-        "serving machine price per hour: the verdict prices 1M items",
-        "analysis",
+        "serving machine price per hour: the verdict prices 1M items from the measured batch-64 "
+        "throughput (without it the trade-off is stated in machine-hours)",
+        "decision",
+    ),
+    _s(
+        "acceptable_loss",
+        "float",
+        ("--acceptable-loss",),
+        "score you accept to lose for a cheaper embedding, on the 0-1 scale (0.01 = 1 point; default 0.01)",
+        "decision",
+    ),
+    _s(
+        "latency_budget_ms",
+        "float",
+        ("--latency-budget-ms",),
+        "serving latency per item you can afford, ms/item at --latency-batch; a family over it is never "
+        "the recommendation",
+        "decision",
+    ),
+    _s(
+        "latency_batch",
+        "int",
+        ("--latency-batch",),
+        "the batch size --latency-budget-ms is for: 1 (one request at a time) or 64 (bulk); the serving "
+        "pass measures both",
+        "decision",
+    ),
+    _s(
+        "monthly_items",
+        "float",
+        ("--monthly-items",),
+        "serving volume, items per month: the verdict also states the extra serving cost per month",
+        "decision",
+    ),
+    _s(
+        "value_per_point",
+        "float",
+        ("--value-per-point",),
+        "money one accuracy point (0.01 of the score) is worth per 1M items served: the verdict decides "
+        "whether contextual pays for itself (needs --price-per-hour)",
+        "decision",
+    ),
+    _s(
+        "label_cost",
+        "float",
+        ("--label-cost",),
+        "money per labelled item: prices the 'label more data for the cheaper embedding' option",
+        "decision",
     ),
     _s(
         "tracking_uri",
@@ -311,7 +381,7 @@ SETTINGS: tuple[Setting, ...] = (
         "workers",
         "int",
         ("--workers",),
-        "parallel training processes on CPU (default: one per core)",
+        "parallel training processes on CPU (default: one per core, at most 8; one on a GPU or outside Linux)",
         "compute",
     ),
     _s(
@@ -357,6 +427,13 @@ FORM_LABELS: dict[str, str] = {
     "experiment": "MLflow experiment",
     "backend": "Backend",
     "ray_address": "Ray address (blank: start a local Ray runtime)",
+    "acceptable_loss": "Acceptable loss, 0-1 score scale (0.01 = 1 point; blank: 0.01)",
+    "latency_budget_ms": "Latency budget, ms/item (blank: none)",
+    "latency_batch": "Batch size of the latency budget",
+    "monthly_items": "Serving volume, items per month (blank: not stated)",
+    "price_per_hour": "Serving machine price per hour (blank: costs in machine-hours)",
+    "value_per_point": "Value of one accuracy point per 1M items served (needs a price)",
+    "label_cost": "Cost of labelling one item (blank: not priced)",
 }
 
 #: The most a numeric setting may be, and why: far beyond any real analysis, so only a typing mistake
@@ -376,7 +453,17 @@ LIMITS: dict[str, tuple[int, str]] = {
     "finetune_seeds": (1000, "the fine-tuned reference uses at most the grid's seeds"),
     "split_seed": (2**32 - 1, "numpy and scikit-learn take 32-bit seeds"),
     "price_per_hour": (1_000_000, "a price per machine hour; 1,000,000 is beyond any cloud machine"),
+    "latency_budget_ms": (3_600_000, "a latency budget of an hour per item is no budget"),
+    "monthly_items": (10**15, "a quadrillion items a month is beyond any service"),
+    "value_per_point": (10**12, "a trillion per accuracy point per 1M items is beyond any business case"),
+    "label_cost": (1_000_000, "a million per labelled item is beyond any annotation project"),
 }
+
+#: The settings the verdict weighs accuracy against cost with (the ``advisor.verdict.Thresholds`` fields
+#: of the same names): the run stores those given, ``advisor report`` may override each one.
+DECISION_INPUTS: tuple[str, ...] = tuple(s.name for s in SETTINGS if s.section == "decision")
+#: ``Analysis.params`` key of the decision inputs a run was given (JSON object, only those stated).
+DECISION_PARAM = "decision_inputs"
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 

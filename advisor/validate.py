@@ -20,6 +20,7 @@ import warnings
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from advisor._error_codes import (
@@ -58,11 +59,12 @@ from advisor._error_codes import (
     E246_LOW_SPACE,
     E246_NOT_FOLDER,
 )
-from advisor.data import TASKS, check_file, is_hf_spec
+from advisor.costs import BATCH_SIZES
+from advisor.data import TASKS, check_columns, check_file, is_hf_spec
 from advisor.embeddings import embedding_choices
 from advisor.finetune import parse_finetune_sizes
 from advisor.grid import profiles
-from advisor.settings import LIMITS, RunSettings, setting
+from advisor.settings import DECISION_INPUTS, LIMITS, RunSettings, setting
 from advisor.vocabulary import FAMILIES, family, family_runs, task_choices
 
 __all__ = [
@@ -118,6 +120,7 @@ def validate_settings(settings: RunSettings) -> None:
     for role, path in (("--dev", settings.dev), ("--test", settings.test)):
         if path is not None:
             check_data_path(path, role)
+    _check_columns(settings)
     _check_numbers(settings)
     _check_families(settings)
     _at_least(settings.finetune_epochs, 1, "--finetune-epochs")  # checked whether or not it runs
@@ -171,7 +174,7 @@ def check_embeddings(names: list[str]) -> None:
         raise E202(names=", ".join(unknown) or "(none given)", choices=", ".join(choices))
 
 
-def choices_of(name: str) -> list[str] | None:
+def choices_of(name: str) -> list[Any] | None:
     """The registries' current choices of setting ``name`` (None: any value): what CLI and app offer."""
     from advisor.backends import BACKENDS
     from advisor.embeddings import POOLINGS
@@ -184,6 +187,7 @@ def choices_of(name: str) -> list[str] | None:
         "pooling": lambda: list(POOLINGS),
         "backend": lambda: list(BACKENDS),
         "precision": lambda: list(PRECISIONS),
+        "latency_batch": lambda: list(BATCH_SIZES),
     }
     return registries[name]() if name in registries else None
 
@@ -219,9 +223,9 @@ def _check_numbers(settings: RunSettings) -> None:
         raise E211(option="--lr", requirement=f"lie in (0, 1), got {settings.lr}")
     if not 0 <= settings.split_seed <= _MAX_SEED:
         raise E211(option="--split-seed", requirement=f"lie in 0..{_MAX_SEED}, got {settings.split_seed}")
-    check_finite(settings.price_per_hour, "--price-per-hour")
-    if settings.price_per_hour is not None and settings.price_per_hour < 0:
-        raise E211(option="--price-per-hour", requirement=f"not be negative, got {settings.price_per_hour}")
+    from advisor.verdict import check_decision_inputs  # the verdict's inputs: checked by the verdict's rule
+
+    check_decision_inputs({name: getattr(settings, name) for name in DECISION_INPUTS}, complete=True)
     for name in LIMITS:
         check_limit(getattr(settings, name), name)
     if settings.sizes and settings.fractions:
@@ -231,6 +235,16 @@ def _check_numbers(settings: RunSettings) -> None:
     bad = [f for f in settings.fractions or [] if not 0 < f <= 1]  # NaN fails too
     if bad:
         raise E211(option="--fractions", requirement=f"lie in (0, 1], got {bad}")
+
+
+def _check_columns(settings: RunSettings) -> None:
+    """``--text-col`` / ``--label-col`` against each CSV/TSV file as its reader will resolve them (names
+    or 0-based positions, with or without a header): the same function, so the two cannot disagree."""
+    if settings.task != "classify":
+        return
+    for path in (settings.data, settings.dev, settings.test):
+        if path is not None and not is_hf_spec(path):
+            check_columns(path, settings.text_col, settings.label_col)
 
 
 def check_data_path(path: str | os.PathLike[str], role: str) -> None:

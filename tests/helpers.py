@@ -114,6 +114,44 @@ def write_ner_splits(folder: Path, splits: Sequence[tuple[str, int]] = TINY_SPLI
     return {part: str(write_ner(folder / f"{part}.conll", n, i)) for i, (part, n) in enumerate(splits)}
 
 
+#: Question templates of TREC's six coarse classes, numbered 0-5 as a headerless TREC copy numbers them.
+QUESTION_TEMPLATES = (
+    "What does the word {w} mean ?",
+    "What kind of {w} is shown in the old painting ?",
+    "What does the abbreviation for {w} stand for ?",
+    "Who was the first {w} to win the prize ?",
+    "Where is the {w} museum , the big one , located ?",
+    "How many {w} live in the city ?",
+)
+QUESTION_WORDS = tuple(
+    "river castle painter bridge doctor lake garden soldier island teacher tower farmer harbor "
+    "singer forest baker valley pilot desert tailor".split()
+)
+
+
+def headerless_questions(n: int = 120, label_first: bool = False) -> list[tuple[str, str]]:
+    """``n`` distinct (text, label) rows like TREC's questions, six numeric labels in turn (0 first)."""
+    rows = []
+    for i in range(n):
+        text = QUESTION_TEMPLATES[i % 6].format(w=QUESTION_WORDS[(i // 6) % len(QUESTION_WORDS)])
+        rows.append((str(i % 6), text) if label_first else (text, str(i % 6)))
+    return rows
+
+
+def write_headerless(path: Path, rows: Sequence[Sequence[str]]) -> Path:
+    """``rows`` with no header line: tab-separated for ``.tsv``, else CSV (quoted where needed)."""
+    import csv
+    import io
+
+    if path.suffix == ".tsv":
+        path.write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+        return path
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path
+
+
 # -- MLflow stores ---------------------------------------------------------------------------------
 
 
@@ -310,3 +348,22 @@ def fit_planted(splits: Sequence[tuple[TokenFeatures, LabelledCorpus]], **option
 
     (tf, tc), (df, dc), (ef, ec) = splits
     return fit_and_evaluate(tf, tc, df, dc, ef, ec, TrainConfig(**{**FAST, **options}))
+
+
+# -- verdicts with planted serving costs -----------------------------------------------------------
+
+
+def plant_serving(analysis: Any, ms_b1: dict[str, float], ms_b64: dict[str, float], threads: int = 4) -> Any:
+    """``analysis`` with a dedicated serving pass planted (ms/item at batch 1 and 64 per family), as
+    ``advisor.costs.serving_columns`` adds it to a real run's embedding table."""
+    import json
+    import math
+
+    table = analysis.embeddings.copy()
+    table["serving_ms_per_item_b1"] = [ms_b1.get(e, math.nan) for e in table["embedding"]]
+    table["serving_ms_per_item_b64"] = [ms_b64.get(e, math.nan) for e in table["embedding"]]
+    table["serving_memory_mb"] = 100.0
+    provenance = {"device": "cpu", "torch_threads": threads, "sample_size": 256, "batch1_items": 64}
+    table["serving_provenance"] = json.dumps(provenance | {"repeats": 3})
+    table["serving_conditions"] = json.dumps({"precision": {e: "float32" for e in table["embedding"]}})
+    return replace(analysis, embeddings=table)

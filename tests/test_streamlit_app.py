@@ -16,7 +16,7 @@ from advisor.grid import profiles
 from advisor.report import partial_notice
 from advisor.tracking import load_analysis
 from advisor.verdict import recommend
-from tests.helpers import NewStore
+from tests.helpers import NewStore, headerless_questions
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 CONLL = "\n\n".join(f"John\tB-PER\nlives\tO\nin\tO\nParis{i}\tB-LOC" for i in range(30)).encode() + b"\n"
@@ -82,6 +82,41 @@ def test_malformed_then_good_upload_of_another_task_uses_the_new_files_reader(ap
     rows = app.table[0].value["value"]
     assert rows["task"] == "classify" and rows["source"] == "TREC.train.all"
     assert app.session_state["dataset"]["task"] == "classify"
+
+
+def _column_box(at: AppTest, role: str):
+    """The text or label column selectbox of the current upload (its key carries the upload's id)."""
+    return next(box for box in at.selectbox if box.label == f"{role} column")
+
+
+def test_a_headerless_upload_offers_its_columns_instead_of_a_cli_hint(app: AppTest) -> None:
+    rows = headerless_questions(60)
+    body = "".join(f"{text}\t{label}\n" for text, label in rows).encode()
+    app.file_uploader(key="upload_train").upload("questions.tsv", body).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    text_box, label_box = _column_box(app, "Text"), _column_box(app, "Label")
+    assert text_box.options[0].startswith("column 0: 'What does the word river mean ?'")
+    assert label_box.value == "1" and label_box.options == [
+        "column 0: " + text_box.options[0][10:],
+        "column 1: '0', '1', '2'",
+    ]
+    summary = app.table[0].value["value"]
+    assert summary["items"] == "60" and summary["labels"].startswith("6: ")
+    dataset = app.session_state["dataset"]
+    assert (dataset["text_col"], dataset["label_col"]) == (None, None)  # the reader's own choice
+    assert any("no header" in w.value for w in app.warning)
+
+
+def test_a_column_the_reader_cannot_tell_is_chosen_on_the_page(app: AppTest) -> None:
+    body = b"sentence,polarity\n" + b"a long and dull film,neg\nwarm and funny,pos\n" * 10
+    app.file_uploader(key="upload_train").upload("reviews.csv", body).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert _column_box(app, "Label").value is None and app.session_state["dataset"] is None
+    assert any("Choose the text and the label column" in i.value for i in app.info)
+    _column_box(app, "Label").set_value("polarity").run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert app.session_state["dataset"]["label_col"] == "polarity"
+    assert app.table[0].value["value"]["labels"].startswith("2: ")
 
 
 def test_oversized_upload_is_refused(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:

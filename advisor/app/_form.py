@@ -16,7 +16,7 @@ from advisor.settings import Setting, default_of, setting
 from advisor.validate import choices_of
 from advisor.vocabulary import parse_list
 
-__all__ = ["choice", "count", "multichoice", "number_list", "or_default", "text"]
+__all__ = ["amount", "choice", "count", "multichoice", "number_list", "or_default", "text"]
 
 _CAST: dict[str, type] = {"ints": int, "floats": float}
 
@@ -79,3 +79,10 @@ def count(container: Any, name: str, low: int, high: int) -> int | None:
     default = default_of(name)
     value = int(container.number_input(item.label, low, high, low if default is None else default, key=name))
     return None if default is None and value == low else value
+
+
+def amount(container: Any, name: str, top: float | None = None, **options: Any) -> float | None:
+    """An optional number from 0 (to ``top``); blank (the start) means the setting is not stated (None)."""
+    item = _shown(name)
+    value = container.number_input(item.label, 0.0, top, None, key=name, help=item.help, **options)
+    return None if value is None else float(value)

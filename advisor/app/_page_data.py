@@ -16,6 +16,7 @@ from advisor.app import (
     summary_rows,
     upload_root,
 )
+from advisor.app._columns import column_choices
 from advisor.app._session import set_dataset, state
 from advisor.data import TASKS
 from advisor.errors import AdvisorError
@@ -84,7 +85,12 @@ def _uploaded_dataset(uri: str) -> dict[str, Any] | None:
         set_dataset(None)
         st.error(error.render())
         return None
-    task, text_col, label_col = _task_and_columns(uploaded.file_id, train.path)
+    task, columns = _task_and_columns(uploaded.file_id, train.path)
+    if columns is None:
+        set_dataset(None)
+        st.info("Choose the text and the label column above.")
+        return None
+    text_col, label_col = columns
     return {
         "data": str(train.path),
         "dev": str(dev.path) if dev else None,
@@ -98,8 +104,9 @@ def _uploaded_dataset(uri: str) -> dict[str, Any] | None:
     }
 
 
-def _task_and_columns(file_id: str, path: Path) -> tuple[str, str | None, str | None]:
-    """The task (detected, changeable) and, for tabular classification files, the text and label columns.
+def _task_and_columns(file_id: str, path: Path) -> tuple[str, tuple[str | None, str | None] | None]:
+    """The task (detected, changeable) and, for tabular classification files, the text and label columns
+    (``--text-col`` / ``--label-col``; None: not chosen yet).
 
     Widgets are keyed by the upload: a new file gets its own detected task and columns, never the
     previous file's choices.
@@ -112,12 +119,26 @@ def _task_and_columns(file_id: str, path: Path) -> tuple[str, str | None, str | 
         index=options.index(detected) if detected in options else 0,
         key=f"task_{file_id}",
     )
-    if task != "classify" or path.suffix.lower() not in (".csv", ".tsv", ".jsonl", ".json", ".ndjson"):
-        return task, None, None
+    choices = column_choices(path, task)
+    if choices is None:
+        return task, (None, None)
+    if not choices.header:
+        st.caption("No header row: the first line reads as data, so columns are numbered from 0.")
     cols = st.columns(2)
-    text_col = cols[0].text_input("Text column (blank: guess)", key=f"text_col_{file_id}") or None
-    label_col = cols[1].text_input("Label column (blank: guess)", key=f"label_col_{file_id}") or None
-    return task, text_col, label_col
+    picked = [
+        col.selectbox(
+            f"{role.capitalize()} column",
+            choices.options,
+            index=choices.index(role),
+            format_func=choices.labels.get,
+            placeholder=f"choose the {role} column",
+            key=f"{role}_col_{file_id}",
+        )
+        for col, role in zip(cols, ("text", "label"), strict=True)
+    ]
+    if picked[0] is None or picked[1] is None:
+        return task, None
+    return task, choices.as_options(picked[0], picked[1])
 
 
 def _show_dataset(dataset: dict[str, Any]) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from advisor.app import MLFLOW_UI_URL, compare_url, history_frame, mlflow_ui_command, server_url
+from advisor.app import (
+    MLFLOW_UI_URL,
+    compare_url,
+    experiment_url,
+    history_frame,
+    mlflow_ui_command,
+    server_url,
+)
 from advisor.app._page_results import analyses, cached_analysis, cached_recommend, run_label
 from advisor.report import is_partial, partial_label, partial_notice
 
@@ -31,6 +38,8 @@ def page_history(uri: str) -> None:
     else:
         st.markdown("Open the same runs in the MLflow UI:")
         st.code(mlflow_ui_command(uri), language="bash")
+    tables = [experiment_url(e, server or MLFLOW_UI_URL) for e in dict.fromkeys(frame["experiment_id"])]
+    st.markdown("Runs table: " + " · ".join(f"[{url}]({url})" for url in tables))
     if chosen:
         experiments = list(frame.set_index("run_id").loc[chosen, "experiment_id"])
         link = compare_url(chosen, experiments, base=server or MLFLOW_UI_URL)

@@ -16,6 +16,7 @@ from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
 from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 from advisor.validate import check_embeddings, check_layer, encoder_layers
+from advisor.verdict import check_decision_inputs
 
 
 def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
@@ -31,6 +32,7 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
     values.update(_grid())
     values["backend"], values["ray_address"] = _backend()
     values.update(_models())
+    values.update(_decision())
     check_embeddings(values["embeddings"])  # none chosen is said on the form, before Run
     return RunSettings(
         data=dataset["data"],
@@ -84,6 +86,23 @@ def _models() -> dict[str, Any]:
         "static": form.or_default("static", static),
         "experiment": form.or_default("experiment", experiment),
     }
+
+
+def _decision() -> dict[str, Any]:
+    """What the verdict weighs accuracy against: the loss you accept, a latency budget, volume and prices."""
+    with st.expander("Decision: acceptable loss, latency budget, serving volume and prices"):
+        cols = st.columns(3)
+        values = {
+            "acceptable_loss": form.amount(cols[0], "acceptable_loss", 0.99, step=0.005, format="%.3f"),
+            "latency_budget_ms": form.amount(cols[1], "latency_budget_ms", step=1.0),
+            "latency_batch": form.choice(cols[2], "latency_batch", radio=True, horizontal=True),
+            "monthly_items": form.amount(cols[0], "monthly_items", step=1e6, format="%.0f"),
+            "price_per_hour": form.amount(cols[1], "price_per_hour", step=0.5),
+            "value_per_point": form.amount(cols[2], "value_per_point", step=1.0),
+            "label_cost": form.amount(cols[0], "label_cost", step=0.1),
+        }
+    check_decision_inputs(values, complete=True)  # e.g. a value per point without a price: said on the form
+    return values
 
 
 def _backend() -> tuple[str, str | None]:

@@ -19,7 +19,18 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.difficulty import difficulty_metric_names
 from advisor.report import partial_label
-from advisor.tracking import child_runs_filter, client_for, mlflow_ui_command, read_json_table, server_url
+from advisor.tracking import (
+    MLFLOW_UI_URL,
+    WORKFLOW_QUERY,
+    child_runs_filter,
+    client_for,
+    experiment_url,
+    mlflow_ui_command,
+    read_json_table,
+    run_url,
+    server_url,
+    test_set,
+)
 from advisor.verdict import COST_COLUMNS, CostComparison
 from advisor.vocabulary import task_spec
 
@@ -27,6 +38,7 @@ __all__ = [
     "MLFLOW_UI_URL",
     "compare_url",
     "cost_table",
+    "experiment_url",
     "filter_items",
     "history_frame",
     "item_metric_columns",
@@ -236,16 +248,40 @@ def verdict_text(verdict: str, status: str | None) -> str:
     return verdict or "no verdict"
 
 
+#: The History table's columns, in order (``experiment_id`` is for links, not shown).
+HISTORY_COLUMNS = (
+    "run_id",
+    "name",
+    "dataset",
+    "test set",
+    "test items",
+    "split",
+    "task",
+    "profile",
+    "status",
+    "cells",
+    "verdict",
+    "started",
+    "experiment_id",
+)
+
+
 def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
-    """One row per analysis (MLflow parent run): what it was on, how far it got and its verdict."""
+    """One row per analysis (MLflow parent run): what it was on (the training file, and the test set
+    it was scored on: two analyses of one file with different test sets differ here), how far it got
+    and its verdict."""
     rows = []
     for run in runs:
         tags, params = run.data.tags, run.data.params
+        scored_on = test_set(run)
         rows.append(
             {
                 "run_id": run.info.run_id,
                 "name": run.info.run_name,
                 "dataset": tags.get("advisor.dataset", params.get("dataset", "")),
+                "test set": scored_on["test_set"],
+                "test items": scored_on["test_items"],
+                "split": scored_on["split"],
                 "task": tags.get("advisor.task", params.get("task", "")),
                 "profile": tags.get("advisor.profile", params.get("profile", "")),
                 "status": run.info.status,
@@ -257,32 +293,17 @@ def history_frame(runs: Sequence[Any]) -> pd.DataFrame:
                 "experiment_id": run.info.experiment_id,
             }
         )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "run_id",
-            "name",
-            "dataset",
-            "task",
-            "profile",
-            "status",
-            "cells",
-            "verdict",
-            "started",
-            "experiment_id",
-        ],
-    )
-
-
-#: Where ``mlflow ui`` listens unless told otherwise.
-MLFLOW_UI_URL = "http://127.0.0.1:5000"
+    frame = pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
+    frame["test items"] = frame["test items"].astype("Int64")  # a count, blank when the run did not record it
+    return frame
 
 
 def compare_url(run_ids: Sequence[str], experiment_ids: Sequence[str], base: str = MLFLOW_UI_URL) -> str:
-    """The MLflow UI page comparing ``run_ids`` (one run id opens that run's page instead)."""
+    """The MLflow UI page comparing ``run_ids`` (one run id opens that run's page instead), shown as
+    model training (``workflowType``: MLflow 3.17 shows GenAI pages otherwise)."""
     experiments = list(dict.fromkeys(experiment_ids))
     if len(run_ids) == 1:
-        return f"{base}/#/experiments/{experiments[0]}/runs/{run_ids[0]}"
+        return run_url(experiments[0], run_ids[0], base)
     runs = quote(json.dumps(list(run_ids), separators=(",", ":")))
     exps = quote(json.dumps(experiments, separators=(",", ":")))
-    return f"{base}/#/compare-runs?runs={runs}&experiments={exps}"
+    return f"{base}/#/compare-runs?runs={runs}&experiments={exps}&{WORKFLOW_QUERY}"

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
+from rich.table import Table
+from rich.text import Text
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-__all__ = ["app", "console", "err_console"]
+__all__ = ["PIPED_WIDTH", "app", "console", "err_console", "titled_table"]
 
 
 _TYPE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "path": "PATH", "bool": ""}
@@ -70,8 +72,39 @@ app = _App(
     rich_markup_mode="markdown",
     cls=_Group,
 )
-console = Console()
-err_console = Console(stderr=True)
+#: Width of output that goes to a file or a pipe, where no terminal decides: wide enough that no run
+#: id, path or table row is wrapped (Rich's default of 80 split a run id across two lines, issue 29).
+PIPED_WIDTH = 1000
+
+
+class _Console(Console):
+    """Rich's console, except that output to a file or a pipe is not wrapped at 80 columns.
+
+    A terminal keeps its own width, and ``$COLUMNS`` still wins; decided at each print, so a test
+    runner's captured stdout and a real pipe are both "not a terminal".
+    """
+
+    def _size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and "COLUMNS" not in self._environ and not self.is_terminal:
+            return ConsoleDimensions(PIPED_WIDTH, size.height)
+        return size
+
+    size = property(_size, Console.size.fset)  # type: ignore[assignment]
+
+
+console = _Console()
+err_console = _Console(stderr=True)
+
+
+def titled_table(title: str | Text, **options: Any) -> Table:
+    """A table with a left-aligned title, at least as wide as the title where the console allows.
+
+    Rich wraps a title at its table's width, so a narrow table split the path or model id in its
+    title even on a wide console; ``title`` is markup when a string.
+    """
+    text = Text.from_markup(title) if isinstance(title, str) else title
+    return Table(title=title, title_justify="left", min_width=text.cell_len, **options)
 
 
 @app.callback()

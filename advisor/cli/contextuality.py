@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from advisor._error_codes import E211
-from advisor.cli._app import app, console, err_console
+from advisor.cli._app import app, console, err_console, titled_table
 from advisor.cli._options import DataOptions, with_data_options
 from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
 from advisor.settings import DEFAULT_POOLING
@@ -38,7 +38,7 @@ _COLUMNS = (
 
 def render_contextuality(result, title: str) -> Table:
     """One row per layer (0 = input embeddings), every measure with its baseline."""
-    table = Table(title=title, title_justify="left")
+    table = titled_table(title)
     table.add_column("layer", justify="right")
     for _, label in _COLUMNS:
         table.add_column(label, justify="right")
@@ -56,7 +56,10 @@ MaxOccurrencesOpt = Annotated[
     int, typer.Option("--max-occurrences", help="occurrences per word used at most (a seeded sample)")
 ]
 CacheDirOpt = Annotated[
-    Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
+    Path | None,
+    typer.Option(
+        "--cache-dir", help="feature cache (default: $ADVISOR_CACHE_DIR or ~/.cache/advisor/features)"
+    ),
 ]
 
 

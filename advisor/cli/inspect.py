@@ -6,7 +6,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from advisor.cli._app import app, console, err_console
+from advisor.cli._app import app, console, err_console, titled_table
 from advisor.cli._options import DataOptions, with_data_options
 from advisor.data import DatasetSummary, read_corpus, summarize
 
@@ -18,7 +18,7 @@ def render_summary(summary: DatasetSummary) -> Table:
     :class:`~rich.text.Text`: Rich reads ``str`` cells as markup, so a label ``[/]`` raised MarkupError,
     ``[bold]neg`` was restyled and ``a\\[b`` lost its backslash (even through ``escape``)."""
     e = Text
-    table = Table(title=e(f"{summary.source}"), show_header=False, title_justify="left")
+    table = titled_table(e(summary.source), show_header=False)
     table.add_column("property", style="bold")
     table.add_column("value")
     table.add_row("task", e(summary.task))

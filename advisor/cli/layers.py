@@ -49,6 +49,14 @@ def render_layer_sweep(sweep) -> Table:
     return table
 
 
+CacheDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir", help="feature cache (default: $ADVISOR_CACHE_DIR or ~/.cache/advisor/features)"
+    ),
+]
+
+
 @app.command("layers")
 @with_data_options
 def layers_command(
@@ -66,9 +74,7 @@ def layers_command(
     max_steps: Annotated[
         int | None, typer.Option("--max-steps", help="step ceiling per model (default from the profile)")
     ] = None,
-    cache_dir: Annotated[
-        Path | None, typer.Option("--cache-dir", help="feature cache (default $ADVISOR_CACHE_DIR)")
-    ] = None,
+    cache_dir: CacheDirOpt = None,
     device: DeviceOpt = None,
     tracking_uri: UriOpt = None,
     experiment: ExperimentOpt = "advisor",

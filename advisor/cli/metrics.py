@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from advisor._error_codes import E211, E503_CLI
-from advisor.cli._app import app, console, err_console
+from advisor.cli._app import app, console, err_console, titled_table
 from advisor.cli._options import DataOptions, check_output_file, with_data_options
 from advisor.difficulty import LEVELS, PartitionRule, check_parser_model, item_metrics, summarize_metrics
 from advisor.registry import metrics as metric_registry
@@ -33,7 +33,7 @@ def _number(value: object) -> str:
 
 def render_metric_summary(summary, title: str) -> Table:
     """Rich table of :func:`advisor.difficulty.summarize_metrics` output, one column per metric."""
-    table = Table(title=title, title_justify="left")
+    table = titled_table(title)
     table.add_column("")
     records = summary.to_dict("records")
     for row in records:
@@ -66,7 +66,10 @@ def metrics_command(
         str | None, typer.Option("--spacy-model", help="spaCy pipeline for the parse metric (classify)")
     ] = None,
     cache_dir: Annotated[
-        Path | None, typer.Option("--cache-dir", help="parse cache (default ~/.cache/advisor/parses)")
+        Path | None,
+        typer.Option(
+            "--cache-dir", help="parse cache (default: $ADVISOR_CACHE_DIR/parses or ~/.cache/advisor/parses)"
+        ),
     ] = None,
     difficult_share: Annotated[
         float, typer.Option("--difficult-share", help="target share of the difficult slice")

@@ -17,9 +17,12 @@ from rich.markup import escape
 
 from advisor._error_codes import E830, E834, E834_OUT
 from advisor.cli._app import app, console, err_console
+from advisor.cli._options import annotated
 from advisor.validate import check_limit
 
 __all__ = ["predict_gain_command"]
+
+UriOpt = annotated("tracking_uri")  # the store every command reads by default, said the same way
 
 
 @app.command("predict-gain")
@@ -28,10 +31,7 @@ def predict_gain_command(
     text: Annotated[
         Path, typer.Argument(help="unlabelled text: one text per line, or CoNLL tokens (tags ignored)")
     ],
-    tracking_uri: Annotated[
-        str | None,
-        typer.Option("--tracking-uri", help="MLflow store (default: $MLFLOW_TRACKING_URI or ./mlruns)"),
-    ] = None,
+    tracking_uri: UriOpt = None,
     format: Annotated[str, typer.Option("--format", help="auto, lines or conll")] = "auto",
     confidence: Annotated[float, typer.Option("--confidence", help="level of the intervals")] = 0.95,
     seed: Annotated[int, typer.Option("--seed", help="seed of the bootstrap")] = 0,

@@ -26,7 +26,7 @@ from advisor.cli._app import app, console, err_console
 from advisor.cli._options import annotated, parameter
 from advisor.runner import ProgressEvent, RunOutcome, run_analysis
 from advisor.settings import SETTINGS, RunSettings, from_cli
-from advisor.tracking import mlflow_ui_command
+from advisor.tracking import browse_hint
 from advisor.vocabulary import task_spec
 
 __all__ = ["demo", "print_leaderboard", "run"]
@@ -238,7 +238,8 @@ def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
     )
     print_leaderboard(outcome.run_id, outcome.tracking_uri)
     _print_verdict(outcome.run_id, outcome.tracking_uri)
-    browse = mlflow_ui_command(outcome.tracking_uri)  # a server's own URL (no credentials), or `mlflow ui`
+    # the runs table at a server's own URL (no credentials), or `mlflow ui …, then open <that page>`
+    browse = browse_hint(outcome.tracking_uri, outcome.experiment_id)
     console.print(
         f"report: advisor report {outcome.run_id}   |   browse: {escape(browse)}",
         highlight=False,

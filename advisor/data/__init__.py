@@ -6,7 +6,8 @@ reads one file. Bad input raises :class:`advisor.errors.InputError` naming file 
 
 from __future__ import annotations
 
-from advisor.data._classify import tokenize
+from advisor.data._classify import check_columns, sniff_columns, tokenize
+from advisor.data._columns import TableSniff
 from advisor.data._corpus import TASKS, Corpus, DataSplits, check_predictions, check_task
 from advisor.data._hf import is_hf_spec
 from advisor.data._schemes import SCHEMES, detect_scheme, to_iob2
@@ -23,7 +24,9 @@ __all__ = [
     "Corpus",
     "DataSplits",
     "DatasetSummary",
+    "TableSniff",
     "TextFile",
+    "check_columns",
     "check_file",
     "check_predictions",
     "check_task",
@@ -32,6 +35,7 @@ __all__ = [
     "read_corpus",
     "read_splits",
     "read_text_file",
+    "sniff_columns",
     "summarize",
     "task_mismatch_hint",
     "to_iob2",

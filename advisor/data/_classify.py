@@ -1,4 +1,4 @@
-"""Classification readers: CSV/TSV with a header, headerless ``label text`` lines, JSONL."""
+"""Classification readers: CSV/TSV with or without a header (:mod:`._columns`), ``label text`` lines, JSONL."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from advisor._error_codes import (
     E102,
     E104,
     E104_CSV,
+    E104_FIRST_ROW,
     E104_HEADER,
     E105_TEXT_TYPE,
     E106,
@@ -24,25 +25,27 @@ from advisor._error_codes import (
     E107_OBJECT,
     E107_SAME_COLUMN,
 )
+from advisor.data._columns import (
+    LABEL_COLUMNS,
+    SAMPLE_ROWS,
+    TEXT_COLUMNS,
+    TableSniff,
+    resolve_columns,
+    sniff_table,
+)
 from advisor.data._corpus import Corpus
 from advisor.data._empty import skip_empty
 from advisor.data._sniff import refuse_conll_for_classify
-from advisor.data._text import TextFile, json_object_line, read_text_file
+from advisor.data._text import TextFile, json_object_line, read_sample, read_text_file
 
-__all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "read_classification", "tokenize"]
-
-TEXT_COLUMNS = (
-    "text",
-    "sentence",
-    "sentences",
-    "content",
-    "question",
-    "review",
-    "document",
-    "tweet",
-    "utterance",
-)
-LABEL_COLUMNS = ("label", "labels", "class", "category", "target", "intent", "sentiment", "y", "coarse_label")
+__all__ = [
+    "LABEL_COLUMNS",
+    "TEXT_COLUMNS",
+    "check_columns",
+    "read_classification",
+    "sniff_columns",
+    "tokenize",
+]
 
 # Words (with inner apostrophes, hyphens or dots), clitics such as 's, or single punctuation marks.
 # Already-tokenised text (TREC, SUBJ) passes through almost unchanged.
@@ -53,6 +56,7 @@ _QUOTE_HINT = (
     'a field that starts with a double quote must end with one, and quotes inside it are doubled ("")'
 )
 Row = tuple[int, str, str]  # (line, text, label)
+_JSONL = (".jsonl", ".json", ".ndjson")
 
 
 def tokenize(text: str) -> list[str]:
@@ -71,7 +75,7 @@ def read_classification(
     text = read_text_file(path)
     warnings = list(text.warnings)
     suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
+    if suffix in _JSONL:
         rows = _jsonl_rows(text, text_col, label_col)
     else:
         refuse_conll_for_classify(text)
@@ -199,32 +203,105 @@ def _swallowed(following: list[str], width: int) -> bool:
     return width > 1 and rowlike * 2 >= len(following)
 
 
+def _first_row(text: TextFile, delimiter: str) -> list[str]:
+    """The cells of line 1 (a header, or the first item of a headerless file)."""
+    if not text.lines:
+        return []
+    if delimiter == "\t":
+        return [_unquote(h) for h in text.lines[0].split("\t")]
+    try:
+        return next(csv.reader([text.lines[0]]), [])
+    except csv.Error as error:
+        raise E104_HEADER(reason=error, file=text.path, line=1) from None
+
+
+def _sample_rows(lines: list[str], delimiter: str) -> list[list[str]]:
+    """The records of ``lines`` (those after line 1) for the column sniffer; a CSV error ends the sample."""
+    if delimiter == "\t":
+        return [[_unquote(f) for f in line.split("\t")] for line in lines]
+    rows: list[list[str]] = []
+    try:
+        rows.extend(csv.reader(lines))
+    except csv.Error:
+        pass  # the reader itself names the line
+    return rows
+
+
+def _sniff(text: TextFile, delimiter: str, text_col: str | None, label_col: str | None) -> TableSniff:
+    """Line 1 and the rows after it, judged by :func:`._columns.sniff_table` (an empty line 1 is refused)."""
+    first = _first_row(text, delimiter)
+    if not any(cell.strip() for cell in first):
+        raise E107_EMPTY_HEADER(file=text.path, line=1)
+    rows = _sample_rows(text.lines[1 : SAMPLE_ROWS + 1], delimiter)
+    return sniff_table(first, rows, text_col, label_col)
+
+
+def sniff_columns(
+    path: str | Path, text_col: str | None = None, label_col: str | None = None
+) -> TableSniff | None:
+    """Header or not, the column names and first values, and the columns the reader would take.
+
+    Reads only the first lines (what the reader itself looks at to decide), so the app and the
+    run's validation see what :func:`read_classification` will do. CSV, TSV and JSONL files (whose
+    objects' keys are the header); None for other files, which have no columns to choose.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".tsv", *_JSONL):
+        return None
+    text = read_sample(path, SAMPLE_ROWS + 1)
+    if suffix in _JSONL:
+        records = [json_object_line(raw, text.path, n) for n, raw in enumerate(text.lines, 1) if raw.strip()]
+        names = [str(k) for k in records[0]] if records else []
+        rows = [[_cell(r.get(k)) for k in names] for r in records]
+        return TableSniff(True, names, rows, *_known_columns(names))
+    refuse_conll_for_classify(text)
+    return _sniff(text, "\t" if suffix == ".tsv" else ",", text_col, label_col)
+
+
+def check_columns(path: str | Path, text_col: str | None, label_col: str | None) -> None:
+    """``--text-col`` / ``--label-col`` against a CSV/TSV file's first rows, resolved as the reader
+    resolves them (the same functions): a bad name or position is an error before anything runs."""
+    if Path(path).suffix.lower() in (".csv", ".tsv"):
+        sniff = sniff_columns(path, text_col, label_col)
+        assert sniff is not None  # a CSV/TSV file always has a sniff
+        resolve_columns(sniff, text_col, label_col, str(path))
+
+
+def _cell(value: object) -> str:
+    return "" if value is None or isinstance(value, dict | list) else str(value)
+
+
+def _known_columns(names: list[str]) -> tuple[int | None, int | None]:
+    """The text and label keys the JSONL reader takes without options (None: it cannot tell)."""
+    lowered = {n.lower().strip(): i for i, n in enumerate(names)}
+    text = next((lowered[k] for k in TEXT_COLUMNS if k in lowered), None)
+    return text, next((lowered[k] for k in LABEL_COLUMNS if k in lowered), None)
+
+
 def _delimited_rows(
     text: TextFile, delimiter: str, text_col: str | None, label_col: str | None, warnings: list[str]
 ) -> list[Row]:
-    if delimiter == "\t":
-        header = [_unquote(h) for h in text.lines[0].split("\t")] if text.lines else []
-    else:
-        try:
-            header = next(csv.reader([text.lines[0]])) if text.lines else []
-        except csv.Error as error:
-            raise E104_HEADER(reason=error, file=text.path, line=1) from None
-    header = [h.strip() for h in header]
-    if not any(header):
-        raise E107_EMPTY_HEADER(file=text.path, line=1)
-    text_name, label_name = _pick_both(header, text_col, label_col, text.path)
-    ti, li = header.index(text_name), header.index(label_name)
-    body = TextFile(text.path, ["", *text.lines[1:]], text.encoding)  # keeps line numbers
-    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, len(header), ti, warnings)
+    """Rows of a CSV/TSV file; line 1 is its header unless it reads as data (:mod:`._columns`)."""
+    sniff = _sniff(text, delimiter, text_col, label_col)
+    ti, li = resolve_columns(sniff, text_col, label_col, text.path)
+    width = sniff.width
+    if not sniff.header:  # said, so a wrong guess is seen before a run trains on it
+        warnings.append(
+            f"{text.path}:1: no header (the first row reads as data): text from column {ti}, "
+            f"label from column {li} (positions from 0)"
+        )
+    body = TextFile(text.path, ["", *text.lines[1:]] if sniff.header else text.lines, text.encoding)
+    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, width, ti, warnings)
     rows = []
     for number, record in records:
-        if number == 1 or not record or all(not f.strip() for f in record):
+        if (sniff.header and number == 1) or not record or all(not f.strip() for f in record):
             continue
-        if len(record) != len(header):
-            raise E104(n=len(record), width=len(header), delimiter=delimiter, file=text.path, line=number)
+        if len(record) != width:
+            entry = E104 if sniff.header else E104_FIRST_ROW
+            raise entry(n=len(record), width=width, delimiter=delimiter, file=text.path, line=number)
         label = record[li].strip()
         if not label:
-            raise E106(column=label_name, file=text.path, line=number)
+            raise E106(column=sniff.names[li], file=text.path, line=number)
         rows.append((number, record[ti], label))
     return rows
 

@@ -20,11 +20,11 @@ from advisor._error_codes import E201
 from advisor.data import DataSplits
 from advisor.grid import Cell, GridPlan, plan_grid, profiles
 from advisor.pipeline._tune import LR_CHOICE
-from advisor.settings import RunSettings
-from advisor.tracking import environment_info
+from advisor.settings import DECISION_INPUTS, RunSettings, default_of
+from advisor.tracking import DECISION_TAG, environment_info
 from advisor.vocabulary import FAMILIES, family, family_runs, primary_metric
 
-__all__ = ["RunPlan", "embedding_options", "plan_run", "resolve_device", "resume_key"]
+__all__ = ["RunPlan", "decision_inputs", "embedding_options", "plan_run", "resolve_device", "resume_key"]
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,14 @@ def _tags(settings: RunSettings, name: str) -> dict[str, str]:
     }
     if settings.price_per_hour is not None:
         tags["advisor.price_per_hour"] = str(settings.price_per_hour)
+    tags[DECISION_TAG] = json.dumps(decision_inputs(settings), sort_keys=True)
     return tags
+
+
+def decision_inputs(settings: RunSettings) -> dict[str, float]:
+    """The decision inputs given to this run (those not at their default): what the final verdict weighs."""
+    given = {name: getattr(settings, name) for name in DECISION_INPUTS}
+    return {name: value for name, value in given.items() if value is not None and value != default_of(name)}
 
 
 def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:

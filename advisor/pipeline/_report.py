@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from advisor.analysis import Analysis
-from advisor.tracking import log_report
+from advisor.tracking import headline_metrics, log_report
 
 __all__ = ["final_report"]
 
 
 def final_report(tracker: Any, analysis: Analysis) -> float:
-    """Judge ``analysis``, render ``report/`` and the run description, log them; the seconds taken."""
+    """Judge ``analysis``, render ``report/`` and the run description, log them with the headline
+    metrics (MLflow's runs table shows the answer); the seconds taken."""
     from advisor.report import verdict_description, write_report
     from advisor.verdict import recommend
 
@@ -30,4 +31,5 @@ def final_report(tracker: Any, analysis: Analysis) -> float:
         html, md = write_report(analysis, tmp, recommendation=recommendation)
         files = (Path(html), Path(md))
         log_report(tracker.client, tracker.parent_id, files, Path(tmp) / "figures", description)
+    tracker.log_parent_metrics(headline_metrics(recommendation, analysis))
     return time.perf_counter() - started

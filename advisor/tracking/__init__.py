@@ -18,7 +18,11 @@ Layout (what the CLI, the report and the app read back):
   ``analysis/`` (cells, curves, items, gaps tables), figures, ``report/``. ``analysis/cells.json``
   holds one row per finished cell (the cell metrics), rewritten after every cell: reading an
   analysis is one download, not a metric history per child and metric.
+- the parent's headline metrics, logged with the report (:mod:`._headline`): ``full_score.<family>``,
+  the main gap ``gap_pts.<a>_vs_<b>`` with ``gap_pts_lo.`` / ``gap_pts_hi.`` (points), contextual's
+  ``latency_ratio.`` / ``batch_ratio.`` against the same family.
 - child run per (embedding, seed), tags ``advisor.kind=curve``, ``advisor.embedding``, ``advisor.seed``;
+  params: family, seed, ``max_size``, ``dim``, the family's options and its training settings (``lr``…);
   every metric of a cell is logged with ``step = training-set size`` (MLflow draws the learning curve),
   the primary metric under its own name *and* as ``score``; per-item predictions as an MLflow table
   ``predictions/size_<n>.json``. A cell counts as finished once its ``score`` at that step exists:
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 from advisor.tracking._cells import CELL_METRICS
 from advisor.tracking._gain import GAIN_ARTIFACTS, load_gain_model, log_gain_model
+from advisor.tracking._headline import child_params, headline_metrics
 from advisor.tracking._item_scores import load_item_scores, log_item_scores
 from advisor.tracking._layers import (
     find_layer_sweeps,
@@ -54,6 +59,7 @@ from advisor.tracking._layout import (
     CONTEXTUALITY_TABLE,
     CURVES_FIGURE,
     CURVES_TABLE,
+    DECISION_TAG,
     EMBEDDING_TAG,
     GAIN_SKIPPED_TAG,
     GAPS_FIGURE,
@@ -114,13 +120,19 @@ from advisor.tracking._views import (
     DESCRIPTION_TAG,
     EXPERIMENT_KIND,
     EXPERIMENT_KIND_TAG,
+    MLFLOW_UI_URL,
+    WORKFLOW_QUERY,
+    browse_hint,
     dataset_frame,
+    experiment_url,
     log_dataset_inputs,
     log_test_tokens,
     mlflow_ui_command,
+    run_url,
     server_url,
     set_description,
     tag_experiment_kind,
+    test_set,
 )
 from advisor.tracking._writer import AnalysisTracker, environment_info
 
@@ -135,6 +147,7 @@ __all__ = [
     "CONTEXTUALITY_TABLE",
     "CURVES_FIGURE",
     "CURVES_TABLE",
+    "DECISION_TAG",
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
     "DESCRIPTION_TAG",
@@ -154,6 +167,7 @@ __all__ = [
     "LAYERS_TABLE",
     "LR_TAG",
     "MIX_WEIGHTS_TABLE",
+    "MLFLOW_UI_URL",
     "OWNER_TAGS",
     "PARENT_TAG",
     "READER_WARNINGS_TABLE",
@@ -164,6 +178,7 @@ __all__ = [
     "TEST_TOKENS_TABLE",
     "VERDICT_ARTIFACT",
     "VERDICT_TAG",
+    "WORKFLOW_QUERY",
     "AnalysisTracker",
     "Heartbeat",
     "Owner",
@@ -171,16 +186,20 @@ __all__ = [
     "as_logged",
     "as_written",
     "assemble_analysis",
+    "browse_hint",
+    "child_params",
     "child_runs",
     "child_runs_filter",
     "client_for",
     "close_stale_runs",
     "dataset_frame",
     "environment_info",
+    "experiment_url",
     "find_analyses",
     "find_layer_sweeps",
     "find_runs",
     "has_contextuality",
+    "headline_metrics",
     "is_stale",
     "known_rates",
     "load_analysis",
@@ -206,12 +225,14 @@ __all__ = [
     "require_store",
     "resolve_analysis_run",
     "resolve_tracking_uri",
+    "run_url",
     "server_url",
     "set_description",
     "stale_reason",
     "store_lock",
     "store_uri",
     "tag_experiment_kind",
+    "test_set",
     "write_json_table",
     "written_analysis",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "CONTEXTUALITY_TABLE",
     "CURVES_FIGURE",
     "CURVES_TABLE",
+    "DECISION_TAG",
     "EMBEDDING_TAG",
     "GAIN_CONTRIBUTIONS_TABLE",
     "GAIN_FOLDER",
@@ -71,6 +72,9 @@ SEED_TAG = "advisor.seed"  # a child's seed
 VERDICT_TAG = "advisor.verdict"
 GAIN_SKIPPED_TAG = "advisor.gain_skipped"  # why the gain model was not fitted
 PRICE_TAG = "advisor.price_per_hour"  # a tag, so a later run may change it; the verdict reads params
+#: The decision inputs the run was given (``advisor.settings.DECISION_INPUTS``), a JSON object: a tag
+#: rewritten by every process (a resume without them clears them), read into ``params[DECISION_PARAM]``.
+DECISION_TAG = "advisor.decision_inputs"
 #: Whether every analysis stage and the report were recorded: "running" while they run, then
 #: :data:`ANALYSIS_COMPLETE`. A re-run finds the analysis finished only by this tag, not by one artifact.
 ANALYSIS_STATE_TAG = "advisor.analysis_state"

@@ -17,12 +17,14 @@ import pandas as pd
 from advisor._error_codes import E226, E227, E228
 from advisor.analysis import Analysis
 from advisor.costs import ServingMeasurements, serving_columns
+from advisor.settings import DECISION_PARAM
 from advisor.tracking._cells import curves_frame, rows_from_history, rows_from_table
 from advisor.tracking._item_scores import load_item_scores
 from advisor.tracking._layout import (
     ANALYSIS_KIND,
     CELLS_TABLE,
     CHILD_KIND,
+    DECISION_TAG,
     GAPS_TABLE,
     ITEMS_TABLE,
     KIND_TAG,
@@ -197,6 +199,8 @@ def assemble_analysis(
     params = dict(facts.params)
     if PRICE_TAG in facts.tags:  # a tag, so a later run may change it; the verdict reads params
         params["price_per_hour"] = facts.tags[PRICE_TAG]
+    if DECISION_TAG in facts.tags:  # what the verdict weighs, as the latest process was given it
+        params[DECISION_PARAM] = facts.tags[DECISION_TAG]
     rates = known_rates(facts.tags)
     if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
         params["learning_rates"] = json.dumps(rates)

@@ -1,13 +1,19 @@
-"""What the MLflow UI shows of an analysis: the experiment's kind, the run's description, its datasets.
+"""What the MLflow UI shows of an analysis: the experiment's kind, links to it, the run's description, its datasets.
 
-MLflow 3 opens an experiment on its GenAI overview unless the experiment carries
-``mlflow.experimentKind = custom_model_development``; the run page's description is the tag
+Which page an experiment opens on: MLflow 3.0-3.x read the experiment tag ``mlflow.experimentKind``
+(``custom_model_development``: the training-runs table). MLflow 3.17's UI ignores that tag: it takes
+the kind from the page's *workflow type*, the URL's ``workflowType`` query (else the browser's last
+choice, GenAI by default), and a GenAI experiment opens on an empty overview with its runs under
+"Evaluations" (checked in its bundle, ``mlflow/server/js/build``, and in a browser). So the experiment
+keeps the tag (older UIs) and every link advisor prints carries ``workflowType=machine_learning``
+(:func:`experiment_url`, :func:`run_url`). The run page's description is the tag
 ``mlflow.note.content``; the "Datasets" column lists ``mlflow.data`` inputs. Nothing here changes a
 result: these are views onto what the rest of :mod:`advisor.tracking` logs.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -22,18 +28,28 @@ __all__ = [
     "DESCRIPTION_TAG",
     "EXPERIMENT_KIND",
     "EXPERIMENT_KIND_TAG",
+    "MLFLOW_UI_URL",
+    "WORKFLOW_QUERY",
+    "browse_hint",
     "dataset_frame",
+    "experiment_url",
     "log_dataset_inputs",
     "log_test_tokens",
     "mlflow_ui_command",
+    "run_url",
     "server_url",
     "set_description",
     "tag_experiment_kind",
+    "test_set",
 ]
 
 EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 #: The value the MLflow 3 UI maps to its training-runs view (``CUSTOM_MODEL_DEVELOPMENT``).
 EXPERIMENT_KIND = "custom_model_development"
+#: The query that makes MLflow 3.17's UI show an experiment as model training (its runs table).
+WORKFLOW_QUERY = "workflowType=machine_learning"
+#: Where ``mlflow ui`` listens unless told otherwise.
+MLFLOW_UI_URL = "http://127.0.0.1:5000"
 DESCRIPTION_TAG = "mlflow.note.content"
 _CONTEXT_TAG = "mlflow.data.context"
 
@@ -56,6 +72,24 @@ def server_url(tracking_uri: str | None = None) -> str | None:
 def mlflow_ui_command(tracking_uri: str | None = None) -> str:
     """How to browse the same store in the MLflow UI: a server's own URL, else an ``mlflow ui`` command."""
     return server_url(tracking_uri) or f"mlflow ui --backend-store-uri {store_uri(tracking_uri)}"
+
+
+def experiment_url(experiment_id: str, base: str = MLFLOW_UI_URL) -> str:
+    """The experiment's runs table in the MLflow UI at ``base`` (as model training, not GenAI)."""
+    return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs?{WORKFLOW_QUERY}"
+
+
+def run_url(experiment_id: str, run_id: str, base: str = MLFLOW_UI_URL) -> str:
+    """One run's page in the MLflow UI at ``base`` (as model training, not GenAI)."""
+    return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs/{run_id}?{WORKFLOW_QUERY}"
+
+
+def browse_hint(tracking_uri: str | None, experiment_id: str) -> str:
+    """How to open the experiment's runs table: the server's URL, else ``mlflow ui …`` and the URL to open."""
+    server = server_url(tracking_uri)
+    if server:
+        return experiment_url(experiment_id, server)
+    return f"{mlflow_ui_command(tracking_uri)}, then open {experiment_url(experiment_id)}"
 
 
 def tag_experiment_kind(client: Any, experiment_id: str) -> None:
@@ -122,6 +156,29 @@ def log_dataset_inputs(client: Any, run_id: str, splits: Any, name: str) -> None
             entity = dataset._to_mlflow_entity()  # the public API logs through the fluent active run only
             inputs.append(DatasetInput(entity, tags=[InputTag(_CONTEXT_TAG, part)]))
     client.log_inputs(run_id, datasets=inputs)
+
+
+def test_set(run: Any) -> dict[str, Any]:
+    """What an analysis was scored on, read from its parent run: the test file's name (``split from
+    train`` when held out of the training file), its size and the split (so two analyses of one file
+    with different test sets are told apart)."""
+    params = run.data.params
+    try:
+        info = json.loads(params.get("dataset_info") or "{}")
+    except ValueError:  # a hand-edited or truncated param: the rest still reads
+        info = {}
+    split = str(info.get("split_method", ""))
+    name = ""
+    inputs = getattr(getattr(run, "inputs", None), "dataset_inputs", None) or []
+    for logged in inputs:
+        if any(t.key == _CONTEXT_TAG and t.value == "test" for t in logged.tags):
+            name = str(logged.dataset.name)
+    if name.endswith(" split)") or split.startswith("test:") or "; test:" in split:
+        source = "split from train"
+    else:
+        source = name.removesuffix(" (test)") or ("given file" if split == "given" else "")
+    size = str(params.get("n_test", info.get("n_test", "")))
+    return {"test_set": source, "test_items": int(size) if size.isdigit() else None, "split": split}
 
 
 def log_test_tokens(client: Any, run_id: str, splits: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,12 @@ def _flat(params: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def _owned_by_advisor(tag: str) -> bool:
+    """advisor's own state tags (a resume updates them); others (``--tag``, the app's session) are
+    the creator's and keep their value."""
+    return tag.startswith("advisor.")
+
+
 def dev_history_key(size: int) -> str:
     """The metric holding a cell's dev curve in its child run (one per size; step = optimizer step)."""
     return f"dev_history.size_{size:07d}"
@@ -114,7 +120,11 @@ class AnalysisTracker:
     metrics: dict[str, float] = field(default_factory=dict)
     cells: dict[CellKey, dict[str, Any]] = field(default_factory=dict)
     parent_run: Any = None  # the parent as found or created (its artifact location)
+    #: A resume that found the analysis done (every planned cell, the report, the same settings): the
+    #: run is left as another process wrote it (status, owner, tags, end time) until real work starts.
+    idle: bool = False
     _children: dict[tuple[str, int], str] = field(default_factory=dict)
+    _child_params: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
     _finished: set[CellKey] = field(default_factory=set)
     _heartbeat: Heartbeat | None = None
 
@@ -134,27 +144,37 @@ class AnalysisTracker:
         force: bool = False,
         on_wait: Callable[[str], None] | None = None,
         poll_seconds: float = 2.0,
+        planned: Collection[CellKey] | None = None,
     ) -> str:
         """Find the parent run for ``key`` (resume) or create it; RUNNING, owned by this process.
 
         Analyses whose owner is gone are closed KILLED first. While a live process runs this same
-        analysis, wait (``on_wait`` is told once), then resume: no cell is computed twice.
+        analysis, wait (``on_wait`` is told once), then resume: no cell is computed twice. A finished
+        analysis that already holds every ``planned`` cell and its report, with the same params and
+        ``advisor.*`` tags, is not claimed (:attr:`idle`): its status, owner, tags and end time stay.
         """
         waited = False
         while True:
             with store_lock(self.tracking_uri, f"analysis-{key}"):
-                busy = self._claim(key, run_name, params, tags, force)
+                busy = self._claim(key, run_name, params, tags, force, planned)
             if busy is None:
                 break
             if on_wait is not None and not waited:
                 on_wait(f"{busy} is running this same analysis; this run waits and resumes when it ends")
             waited = True
             time.sleep(poll_seconds)
-        self._heartbeat = Heartbeat(self.client, self.parent_id).start()
+        if not self.idle:
+            self._heartbeat = Heartbeat(self.client, self.parent_id).start()
         return self.parent_id
 
     def _claim(
-        self, key: str, run_name: str, params: dict[str, Any], tags: dict[str, str], force: bool
+        self,
+        key: str,
+        run_name: str,
+        params: dict[str, Any],
+        tags: dict[str, str],
+        force: bool,
+        planned: Collection[CellKey] | None = None,
     ) -> str | None:
         """Resume or create the parent (under the analysis lock); the live owner if another has it."""
         close_stale_runs(client=self.client, experiment_ids=[self.experiment_id])
@@ -170,6 +190,11 @@ class AnalysisTracker:
             if existing[0].info.status == "RUNNING" and owner is not None and not owner.same(me):
                 return owner.describe()
             self._resume(existing[0])
+            if self._nothing_to_do(existing[0], params, tags, planned):
+                self.idle = True
+                return None
+            self.client.update_run(self.parent_id, status="RUNNING")
+            tags = {k: v for k, v in tags.items() if _owned_by_advisor(k) or k not in self.tags}
         else:
             tags = {**tags, KIND_TAG: ANALYSIS_KIND, KEY_TAG: key}
             run = self.client.create_run(self.experiment_id, run_name=run_name, tags=tags)
@@ -182,18 +207,43 @@ class AnalysisTracker:
             raise
         return None
 
+    def _nothing_to_do(
+        self, parent: Any, params: dict[str, Any], tags: dict[str, str], planned: Collection[CellKey] | None
+    ) -> bool:
+        """Whether resuming ``parent`` would change nothing: finished with its report, every planned
+        cell done, the same params and the same ``advisor.*`` tags (user tags never count)."""
+        if planned is None or parent.info.status != "FINISHED" or not self.analysis_complete():
+            return False
+        same_params = all(self.params.get(k, v) == v for k, v in _flat(params).items())
+        same_tags = all(self.tags.get(k) == str(v) for k, v in tags.items() if _owned_by_advisor(k))
+        return same_params and same_tags and set(planned) <= self._finished
+
+    def _wake(self) -> None:
+        """An idle resume that has work after all (a cell, the analysis): claim the run now."""
+        if not self.idle:
+            return
+        from mlflow.entities import RunTag
+
+        self.idle = False
+        self.client.update_run(self.parent_id, status="RUNNING")
+        owner = Owner.current().tags()
+        self.client.log_batch(self.parent_id, tags=[RunTag(k, v) for k, v in owner.items()])
+        self.tags.update(owner)
+        self._heartbeat = Heartbeat(self.client, self.parent_id).start()
+
     def _resume(self, parent: Any) -> None:
-        """Re-open ``parent``: its children, finished cells and cell rows as the store has them."""
+        """Read ``parent`` back: its children (and their params), finished cells and cell rows as the
+        store has them. Nothing is written: the caller claims the run, or leaves it idle."""
         self.parent_id, self.parent_run = parent.info.run_id, parent
         self.resumed = True
         self.params, self.tags = dict(parent.data.params), dict(parent.data.tags)
         self.metrics = dict(parent.data.metrics)
-        self.client.update_run(self.parent_id, status="RUNNING")
         stored = self._stored_cells()
         missing = []
         for child in child_runs(self.client, self.experiment_id, self.parent_id):
             emb, seed = child.data.tags[EMBEDDING_TAG], int(child.data.tags[SEED_TAG])
             self._children[(emb, seed)] = child.info.run_id
+            self._child_params[(emb, seed)] = dict(child.data.params)
             for metric in self.client.get_metric_history(child.info.run_id, "score"):
                 self._finished.add((emb, int(metric.step), seed))
                 if (emb, int(metric.step), seed) not in stored:
@@ -235,10 +285,16 @@ class AnalysisTracker:
         """The child run of (embedding, seed), created on first use and marked RUNNING."""
         from mlflow.entities import Param
 
+        self._wake()
         key = (embedding, seed)
-        if key in self._children:
+        if key in self._children:  # resumed: the params it lacks (those it has are immutable)
             run_id = self._children[key]
             self.client.update_run(run_id, status="RUNNING")
+            had = self._child_params.setdefault(key, {})
+            new = {k: v for k, v in _flat(params or {}).items() if k not in had}
+            if new:
+                self.client.log_batch(run_id, params=[Param(k, v) for k, v in new.items()])
+                had.update(new)
             return run_id
         run = self.client.create_run(
             self.experiment_id,
@@ -251,6 +307,7 @@ class AnalysisTracker:
             },
         )
         self._children[key] = run.info.run_id
+        self._child_params[key] = _flat(params or {})
         if params:
             self.client.log_batch(run.info.run_id, params=[Param(k, v) for k, v in _flat(params).items()])
         return run.info.run_id
@@ -300,6 +357,10 @@ class AnalysisTracker:
     def log_parent_tags(self, tags: dict[str, str]) -> None:
         from mlflow.entities import RunTag
 
+        if self.idle:  # an idle resume writes only what changed (nothing, normally)
+            tags = {k: v for k, v in tags.items() if self.tags.get(k) != str(v)}
+            if not tags:
+                return
         self.client.log_batch(self.parent_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
         self.tags.update({k: str(v) for k, v in tags.items()})
 
@@ -325,6 +386,8 @@ class AnalysisTracker:
 
     def mark_analysis(self, state: str) -> None:
         """``running`` before the analysis stages, :data:`ANALYSIS_COMPLETE` once the report is logged."""
+        if state != ANALYSIS_COMPLETE:
+            self._wake()
         self.log_parent_tags({ANALYSIS_STATE_TAG: state})
 
     def analysis_complete(self) -> bool:
@@ -336,7 +399,9 @@ class AnalysisTracker:
 
         A finished parent also finishes every child it holds, those an earlier process left KILLED or
         FAILED included: their cells are all in the finished analysis. A parent that did not finish
-        ends only the children still RUNNING."""
+        ends only the children still RUNNING. An idle resume ends nothing: it changed nothing."""
+        if self.idle:
+            return
         if self._heartbeat is not None:
             self._heartbeat.stop()
             self._heartbeat = None

@@ -35,7 +35,7 @@ from advisor.verdict._synthetic import (
     analysis_from_scores,
     make_synthetic_analysis,
 )
-from advisor.verdict._thresholds import Thresholds
+from advisor.verdict._thresholds import Thresholds, check_decision_inputs, run_thresholds
 from advisor.verdict._wording import Wording, render
 
 __all__ = [
@@ -62,6 +62,7 @@ __all__ = [
     "Wording",
     "analysis_from_item_scores",
     "analysis_from_scores",
+    "check_decision_inputs",
     "compare_costs",
     "curve_summary",
     "data_efficiency",
@@ -76,6 +77,7 @@ __all__ = [
     "method_notes",
     "recommend",
     "render",
+    "run_thresholds",
     "score_gap",
     "score_gaps",
     "slice_findings",

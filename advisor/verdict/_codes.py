@@ -12,7 +12,16 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   ``against`` ``"costlier"`` or ``"contextual"``, ``share`` of contextual's serving latency or NaN);
   :data:`CONTEXTUAL_WINS` (``pair``); :data:`CATCH_UP` (``embedding``, ``extra_items``);
   :data:`STRADDLES` / :data:`NO_INTERVAL` (``pair``, ``lean``, ``seeds_needed``); :data:`STOPPED_EARLY`
-  (``pair``, ``cut_from``).
+  (``pair``, ``cut_from``); the cost side (:mod:`advisor.verdict._worth`): :data:`WORTH_IT` /
+  :data:`NOT_WORTH` / :data:`WORTH_UNCLEAR` (``pair``, ``value`` per point; the numbers are the
+  trade-off's), :data:`OVER_BUDGET` (``family`` recommended within the budget, ``rival`` the best
+  family over it, ``pair`` their gap, ``over``, ``budget``, ``batch``, ``latency`` {family: ms/item}),
+  :data:`NONE_FITS` (``fastest``, ``budget``, ``batch``, ``latency``).
+- the trade-off (``Recommendation.tradeoff``, stated after the headline of a contextual-vs-cheap rule):
+  :data:`TRADEOFF` (``pair``, ``batch``, ``ratio`` latency multiple, ``extra`` serving cost per 1M items
+  in money at ``price`` or machine-hours when ``price`` is None, ``setup``, ``break_even`` value of a
+  point per 1M items, ``per_month`` at ``monthly_items``; the labelling alternative ``label_status``,
+  ``label_items``, ``label_reliable``, ``label_far``, ``label_money``, ``payback_months``).
 - evidence gates (``Recommendation.problems``): :data:`NO_CONTEXTUAL`, :data:`ONLY_CONTEXTUAL`,
   :data:`FEW_SIZES` (``n``, ``need``), :data:`FEW_SEEDS` (``thin`` {embedding: seeds}, ``need``),
   :data:`NOTHING_LEARNED` (``score``: what every family scored at every size and seed, e.g. F1 0.0).
@@ -29,7 +38,7 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   (``tested``), :data:`ENCODER` (``text``: the encoder's own sentence from :mod:`advisor.contextuality`).
 - caveats (``Recommendation.caveat_notes``): :data:`UNDER_TRAINED` (``points``), :data:`SLICE_OVERLAP`
   (``pairs``), :data:`JUDGED_BELOW` (``size``, ``cut_from``, ``min_seeds``), :data:`RUN_STATUS`
-  (``status``), :data:`MISSES_LATENCY` (``latency``, ``budget``), :data:`FEW_FIT_SIZES` (``n``,
+  (``status``), :data:`FEW_FIT_SIZES` (``n``,
   ``need``), :data:`LEARNED_NOTHING` (``families`` that scored 0.0 at every size and seed),
   :data:`ENCODER` (``text``).
 """
@@ -48,10 +57,13 @@ __all__ = [
     "HIERARCHICAL",
     "INCONCLUSIVE",
     "LABEL_MORE",
+    "NONE_WITHIN_BUDGET",
+    "NOT_WORTH_IT",
     "RANDOM_ENOUGH",
     "STATIC_ENOUGH",
     "USE_CONTEXTUAL",
     "VERDICTS",
+    "WITHIN_BUDGET",
     "Note",
 ]
 
@@ -68,6 +80,11 @@ DISTILLED_ENOUGH = "distilled is enough"
 RANDOM_ENOUGH = "random is enough"
 LABEL_MORE = "label more data instead"
 INCONCLUSIVE = "inconclusive"
+#: The cost side (advisor.verdict._worth): contextual's advantage is worth less than its extra serving
+#: cost at the user's value per point; the family the verdict would name misses the latency budget.
+NOT_WORTH_IT = "contextual is not worth its cost"
+WITHIN_BUDGET = "use the best within budget"
+NONE_WITHIN_BUDGET = "nothing within budget"
 #: Every verdict, as the ``advisor.verdict`` tag and ``verdict.json`` name it.
 VERDICTS: tuple[str, ...] = (
     USE_CONTEXTUAL,
@@ -75,11 +92,14 @@ VERDICTS: tuple[str, ...] = (
     STATIC_ENOUGH,
     RANDOM_ENOUGH,
     LABEL_MORE,
+    NOT_WORTH_IT,
+    WITHIN_BUDGET,
+    NONE_WITHIN_BUDGET,
     INCONCLUSIVE,
 )
 
 #: The interval method of a gap computed from per-item scores (``ScoreGap.method``).
-HIERARCHICAL = "hierarchical bootstrap over seeds and test sentences (paired)"
+HIERARCHICAL = "hierarchical bootstrap over seeds and test items (paired)"
 
 # -- the rule behind the verdict
 NOT_JUDGED = "not_judged"
@@ -89,6 +109,14 @@ CATCH_UP = "catch_up"
 STRADDLES = "straddles"
 NO_INTERVAL = "no_interval"
 STOPPED_EARLY = "stopped_early"
+WORTH_IT = "worth_it"
+NOT_WORTH = "not_worth"
+WORTH_UNCLEAR = "worth_unclear"
+OVER_BUDGET = "over_budget"
+NONE_FITS = "none_fits"
+
+# -- the trade-off stated after a contextual-vs-cheap headline
+TRADEOFF = "tradeoff"
 
 # -- evidence gates
 NO_CONTEXTUAL = "no_contextual"
@@ -119,7 +147,6 @@ UNDER_TRAINED = "under_trained"
 SLICE_OVERLAP = "slice_overlap"
 JUDGED_BELOW = "judged_below"
 RUN_STATUS = "run_status"
-MISSES_LATENCY = "misses_latency"
 FEW_FIT_SIZES = "few_fit_sizes"
 LEARNED_NOTHING = "learned_nothing"
 

@@ -138,6 +138,32 @@ def _costs(rec: Recommendation) -> str | None:
     )
 
 
+def _worth(rec: Recommendation) -> str:
+    """The cost rule (advisor.verdict._worth), with the inputs this verdict was judged under."""
+    t = rec.thresholds
+    price = f"${t.price_per_hour:g} per machine-hour" if t.price_per_hour is not None else "no price given"
+    value = f"${t.value_per_point:g}" if t.value_per_point is not None else "not given"
+    budget = (
+        "none"
+        if t.latency_budget_ms is None
+        else f"{t.latency_budget_ms:g} ms/item at batch {t.latency_batch}"
+    )
+    return (
+        "Cost against accuracy: after a verdict between contextual and the cheap family it was weighed against, "
+        "the headline states the trade-off: the gap with its interval, contextual's serving-latency multiple "
+        "at the budget's batch size, and its extra serving cost per 1M items from the measured batch-64 "
+        f"throughput (machine-hours × the price per hour; {price}: without one it stays in machine-hours rather "
+        "than at an assumed price), per month at the serving volume, the break-even value of one point (extra "
+        "cost ÷ gap in points), and the labelling alternative (the cheap family's extrapolated extra items, at "
+        "the cost per label). With a value per point (money per point per 1M items served; here "
+        f"{value}), contextual is worth it only if the lower end of its gap's interval times that value exceeds "
+        "its extra serving cost, not worth it if the upper end's value falls short, and undecided when the "
+        "interval straddles the break-even; 'enough' and 'label more' verdicts stand. A family over the latency "
+        f"budget (here {budget}) is never the recommendation: when the verdict would name one, the best-scoring "
+        "family within the budget is recommended, with its gap to the best one over it."
+    )
+
+
 def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
     """Sentences for the report's Method section (what was measured, how, and on which data)."""
     from advisor.gain import FIT_SCHEME
@@ -153,5 +179,6 @@ def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
         "spread includes the draw of the table."
     )
     notes += [n for n in (_training(analysis), _slices(rec), _costs(rec)) if n]
+    notes.append(_worth(rec))
     notes.append(f"Gain model: {FIT_SCHEME}.")
     return notes

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from scipy.special import stdtrit  # the Student-t quantile; scipy.stats costs seconds to import
 
 from advisor.stats import share_percent
-from advisor.verdict._codes import HIERARCHICAL
+from advisor.verdict._codes import HIERARCHICAL, NOT_WORTH, WORTH_IT
 
 if TYPE_CHECKING:
     from advisor.verdict._cost import CostComparison
@@ -29,12 +29,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAR_FACTOR",
+    "budget_headline",
     "budget_text",
+    "ci_text",
+    "cost_inputs_text",
     "efficiency_sentence",
     "extrapolation_sentence",
     "gap_sentence",
     "headroom_sentence",
+    "latency_budget_text",
     "mag",
+    "money",
     "percent",
     "prob_text",
     "provenance_text",
@@ -42,6 +47,8 @@ __all__ = [
     "resolution_text",
     "slice_findings_text",
     "slice_sentence",
+    "tradeoff_sentence",
+    "worth_headline",
 ]
 
 #: Beyond this multiple of the data, extrapolated item counts are reported as "more than" only.
@@ -301,3 +308,153 @@ def _load_text(conditions: dict) -> str:
         return ""
     cpus = conditions.get("cpu_count")
     return f", load average {float(load):.1f}" + (f" on {cpus} CPUs" if cpus else "") + " at the start"
+
+
+# -- the cost side (advisor.verdict._worth): the trade-off, worth it, the latency budget ---------------
+
+
+def money(amount: float) -> str:
+    """ "$1,234", "$3.40", "$0.0042": money the way a budget line reads it (negative: "-$3.40")."""
+    sign, value = ("-" if amount < 0 else ""), abs(amount)
+    if value >= 100:
+        return f"{sign}${value:,.0f}"
+    return f"{sign}${value:.2f}" if value >= 0.1 else f"{sign}${value:.2g}"
+
+
+def latency_budget_text(t: Thresholds) -> str:
+    """ "10 ms/item at batch 1", or "none"."""
+    return (
+        "none"
+        if t.latency_budget_ms is None
+        else f"{t.latency_budget_ms:g} ms/item at batch {t.latency_batch}"
+    )
+
+
+def cost_inputs_text(t: Thresholds) -> str:
+    """ ", price $2.00 per machine-hour, volume 10,000,000 items a month": the cost inputs given, if any."""
+    parts = (
+        ("price", t.price_per_hour, lambda v: f"{money(v)} per machine-hour"),
+        ("volume", t.monthly_items, lambda v: f"{v:,.0f} items a month"),
+        ("value", t.value_per_point, lambda v: f"{money(v)} per point per 1M items"),
+    )
+    return "".join(f", {label} {text(value)}" for label, value, text in parts if value is not None)
+
+
+def _cost(amount: float, priced: bool) -> str:
+    """Serving cost per 1M items: money at the user's price, else machine-hours."""
+    return money(amount) if priced else f"{amount:,.3g} machine-hours"
+
+
+def ci_text(gap: ScoreGap) -> str:
+    """ "+1.9 pts (95% CI +1.0 to +2.9)": a gap and its interval, in points."""
+    if not gap.has_interval:
+        return f"{pts(gap.gap)} (no interval)"
+    return f"{pts(gap.gap)} ({gap.confidence:.0%} CI {100 * gap.lo:+.1f} to {100 * gap.hi:+.1f})"
+
+
+def _serving_clause(v: dict) -> str:
+    """ ": $0.34 more per 1M items (batch-64 throughput on cpu, 4 threads, at $2 per machine-hour; $3.40
+    more a month at 10,000,000 items)"; nothing when the batch-64 pass was not measured."""
+    extra, priced = v["extra"], v["price"] is not None
+    if not math.isfinite(extra):
+        return ""
+    more = "more" if extra >= 0 else "less"
+    on = f" on {v['setup']}" if v["setup"] else ""
+    how = (
+        f"at {money(v['price'])} per machine-hour"
+        if priced
+        else "no --price-per-hour given: multiply by yours"
+    )
+    text = f": {_cost(abs(extra), priced)} {more} per 1M items (batch-64 throughput{on}, {how}"
+    if math.isfinite(v["per_month"]):
+        text += f"; {_cost(abs(v['per_month']), priced)} {more} a month at {v['monthly_items']:,.0f} items"
+    return text + ")"
+
+
+def _labels_clause(v: dict, cheap: str, loss: float) -> str:
+    """The labelling alternative: how many more items the cheap family needs, at what price."""
+    status = v.get("label_status")
+    if status == "not reachable":
+        return f" Labelling more is not predicted to bring {cheap} within {mag(loss)} of contextual."
+    if v.get("label_far"):
+        return f" Labelling more for {cheap} would take more than {FAR_FACTOR:g}× the data used."
+    if "label_items" not in v:
+        return ""
+    tag = "" if v["label_reliable"] else " (unreliable fit)"
+    text = f" Or label ~{v['label_items']:,.0f} more items for {cheap}{tag} to come within {mag(loss)} of contextual"
+    if "label_money" in v:
+        text += f" ({money(v['label_money'])} at {money(v['label_cost'])} per item"
+        if "payback_months" in v:
+            text += f", as much as {v['payback_months']:,.1f} months of contextual's extra serving"
+        text += ")"
+    return text + "."
+
+
+def tradeoff_sentence(v: dict, gap: ScoreGap, loss: float) -> str:
+    """The trade-off a manager can act on: the gap for the latency multiple, the extra serving cost per
+    1M items, the break-even value of a point, and the labelling alternative for the cheap family."""
+    latency = (
+        f" for {v['ratio']:.1f}× the serving latency (batch {v['batch']})"
+        if math.isfinite(v["ratio"])
+        else ""
+    )
+    text = f"Trade-off: {ci_text(gap)}{latency}{_serving_clause(v)}"
+    priced = v["price"] is not None
+    if math.isfinite(v["break_even"]):
+        text += f"; worth it if one point is worth ≥ {_cost(v['break_even'], priced)} per 1M items"
+    elif gap.gap <= 0 and math.isfinite(v["extra"]):
+        text += "; contextual is no more accurate here, so the extra cost buys nothing"
+    return text + "." + _labels_clause(v, gap.b, loss)
+
+
+def worth_headline(code: str, gap: ScoreGap, value: float, v: dict) -> str:
+    """Contextual against ``gap.b`` decided in money: its advantage's interval ends, valued at ``value``
+    per point per 1M items, against its extra serving cost per 1M items (``v``: the trade-off)."""
+    extra, b = v["extra"], gap.b
+    at = f"at {money(value)} per point per 1M items"
+    if code == WORTH_IT:
+        return (
+            f"Use contextual embeddings: they are worth their cost — even the low end of their advantage over {b} "
+            f"({pts(gap.lo)}) is worth {money(value * 100 * gap.lo)} per 1M items {at}, more than the "
+            f"{money(extra)} more they cost to serve."
+        )
+    if code == NOT_WORTH:
+        return (
+            f"Use {b} embeddings: contextual's advantage is not worth its cost — even its high end "
+            f"({pts(gap.hi)}) is worth {money(value * 100 * gap.hi)} per 1M items {at}, less than the "
+            f"{money(extra)} more contextual costs to serve."
+        )
+    if not gap.has_interval:
+        return f"Inconclusive: no interval for contextual's advantage over {b}, so its worth {at} is not decided."
+    return (
+        f"Inconclusive: {at}, contextual's advantage over {b} is worth {money(value * 100 * gap.lo)} to "
+        f"{money(value * 100 * gap.hi)} per 1M items ({gap.confidence:.0%} CI), which straddles the "
+        f"{money(extra)} more it costs to serve; more seeds or a larger test set would narrow it."
+    )
+
+
+def budget_headline(v: dict, gap: ScoreGap | None) -> str:
+    """The latency budget decided: what is over it, and the best family within it with its gap."""
+    unit = f"ms/item at batch {v['batch']}"
+    latency = v["latency"]
+    if "fastest" in v:
+        fastest = v["fastest"]
+        return (
+            f"Nothing fits your latency budget of {v['budget']:g} {unit}: the fastest family, {fastest}, serves "
+            f"at {latency[fastest]:.2f} ms/item; raise the budget, serve on faster hardware or use a smaller encoder."
+        )
+    family, rival = v["family"], v["rival"]
+    over = ", ".join(f"{name} ({latency[name]:.2f} ms/item)" for name in v["over"])
+    verb = "is" if len(v["over"]) == 1 else "are"
+    text = (
+        f"Use {family} embeddings: {over} {verb} over your latency budget of {v['budget']:g} {unit}, so "
+        f"cannot be the recommendation; {family} fits ({latency[family]:.2f} ms/item) and is the best within it"
+    )
+    if gap is None:
+        return text + "."
+    sign = 1 if gap.a == family else -1  # stated as family minus rival
+    diff = f"{pts(sign * gap.gap)}"
+    if gap.has_interval:
+        lo, hi = sorted((sign * gap.lo, sign * gap.hi))
+        diff += f" ({gap.confidence:.0%} CI {100 * lo:+.1f} to {100 * hi:+.1f})"
+    return text + f": it scores {diff} against {rival}."

@@ -1,7 +1,7 @@
 """The verdict: one decision that the CLI, the report and the app all read.
 
 The decision reads the full-data score gaps with their intervals (the hierarchical bootstrap over
-seeds and test sentences of :mod:`advisor.stats`) against the score loss the user
+seeds and test items of :mod:`advisor.stats`) against the score loss the user
 accepts, then asks whether labelling more data would let a cheap embedding catch up within the
 user's budget. It never says more than the intervals allow: when an interval straddles the
 acceptable loss the verdict is "inconclusive", whatever the point estimates suggest, but it states
@@ -42,7 +42,8 @@ from advisor.verdict._gaps import ScoreGap, analysis_replicates, score_gap, scor
 from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only, reference_family
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._slices import SliceFinding, slice_findings
-from advisor.verdict._thresholds import Thresholds
+from advisor.verdict._thresholds import Thresholds, run_thresholds, stored_inputs
+from advisor.verdict._worth import TRADED_RULES, apply_latency_budget, apply_value, latency_column, tradeoff
 from advisor.vocabulary import FAMILIES, is_frozen, ordered, pairs
 
 __all__ = [
@@ -82,9 +83,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     In four steps: evidence gates (is there enough to judge?), evidence (gaps, efficiency, fits),
     decision rules (:func:`_decide`), and the supporting notes.
     """
-    t = thresholds if thresholds is not None else Thresholds()
-    if t.price_per_hour is None and analysis.params.get("price_per_hour") not in (None, ""):
-        t = replace(t, price_per_hour=float(analysis.params["price_per_hour"]))  # given to `advisor run`
+    t = _thresholds_for(analysis, thresholds)
     frozen, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
     rec, seeds_at_full = _start(frozen, analysis, t)
     rec.problems = _evidence_gates(frozen, t, seeds_at_full)
@@ -94,12 +93,23 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     cs = _weigh(rec, frozen, t)
     evidence = _evidence_notes(rec, frozen, t)
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
+    rec.tradeoff = tradeoff(rec, cs, t) if rec.rule.code in TRADED_RULES else None
+    apply_value(rec, cs, t)  # with a value per point: contextual against cs.b in money
     if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
         # The run stopped early: the cheap embedding still has unused training data to catch up with.
         rec.verdict = INCONCLUSIVE
         rec.rule = Note(c.STOPPED_EARLY, {"pair": cs.pair, "cut_from": cut_from})
+    apply_latency_budget(rec, frozen, t)  # last: a family over the budget is never the recommendation
     rec.reason_notes += evidence + _support_notes(rec, frozen, t)
     return rec
+
+
+def _thresholds_for(analysis: Analysis, thresholds: Thresholds | None) -> Thresholds:
+    """``thresholds``, or the run's: the decision inputs given to ``advisor run`` fill what is not stated."""
+    if thresholds is None:
+        return run_thresholds(analysis.params)
+    stored = {k: v for k, v in stored_inputs(analysis.params).items() if getattr(thresholds, k) is None}
+    return replace(thresholds, **stored) if stored else thresholds
 
 
 def _start(analysis: Analysis, with_reference: Analysis, t: Thresholds) -> tuple[Recommendation, pd.Series]:
@@ -351,21 +361,19 @@ def _slice_notes(slices: list[SliceFinding]) -> list[Note]:
 
 
 def _cost_notes(rec: Recommendation, t: Thresholds) -> list[Note]:
-    """One cost comparison, the price of serving, and every family over the latency budget."""
+    """One cost comparison, the price of serving, and every family over the latency budget (at its batch)."""
     costs = rec.costs
     if costs is None:
         return []
     notes = _cost_ratio(costs, _decided_against(rec)) + _serving_price(costs, t)
     if t.latency_budget_ms is None:
         return notes
-    budget = t.latency_budget_ms
+    budget, batch = t.latency_budget_ms, t.latency_batch
     for name in costs.table.index:
-        latency = costs.value(name, "latency_ms_per_item")
+        latency = costs.value(name, latency_column(batch))
         if math.isfinite(latency) and latency > budget:
-            notes.append(Note(c.OVER_LATENCY, {"embedding": str(name), "latency": latency, "budget": budget}))
-    ctx = costs.value(CONTEXTUAL, "latency_ms_per_item")
-    if rec.verdict == USE_CONTEXTUAL and math.isfinite(ctx) and ctx > budget:
-        rec.caveat_notes.append(Note(c.MISSES_LATENCY, {"latency": ctx, "budget": budget}))
+            values = {"embedding": str(name), "latency": latency, "budget": budget, "batch": batch}
+            notes.append(Note(c.OVER_LATENCY, values))
     return notes
 
 

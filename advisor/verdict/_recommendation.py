@@ -51,6 +51,7 @@ class Recommendation:
     overlap: pd.DataFrame | None = None  # pairwise overlap of the metrics' difficult slices
     headroom: Headroom | None = None  # fine-tuned reference vs frozen contextual, when it ran
     convergence: ConvergenceAudit | None = None  # steps and under-trained cells per (family, size)
+    tradeoff: Note | None = None  # contextual's gap against its cost, stated after the headline (_worth)
 
     @property
     def headline(self) -> str:
@@ -116,6 +117,7 @@ class Recommendation:
                 "overlap": self.overlap.to_dict("records") if self.overlap is not None else [],
                 "headroom": self.headroom.to_dict() if self.headroom is not None else None,
                 "convergence": self.convergence.to_dict() if self.convergence is not None else None,
+                "tradeoff": self.tradeoff.values if self.tradeoff is not None else None,
             }
         )
 

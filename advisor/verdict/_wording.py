@@ -18,11 +18,14 @@ from advisor.verdict import _codes as c
 from advisor.verdict._codes import Note
 from advisor.verdict._convergence import under_trained_caveat
 from advisor.verdict._phrases import (
+    budget_headline,
     budget_text,
+    cost_inputs_text,
     efficiency_sentence,
     extrapolation_sentence,
     gap_sentence,
     headroom_sentence,
+    latency_budget_text,
     mag,
     percent,
     prob_text,
@@ -31,6 +34,8 @@ from advisor.verdict._phrases import (
     resolution_text,
     slice_findings_text,
     slice_sentence,
+    tradeoff_sentence,
+    worth_headline,
 )
 from advisor.vocabulary import family_label
 
@@ -109,11 +114,10 @@ def render(rec: Recommendation) -> Wording:
 def thresholds_line(rec: Recommendation) -> str:
     """The thresholds the verdict was judged under, in one line."""
     t = rec.thresholds
-    latency = "none" if t.latency_budget_ms is None else f"{t.latency_budget_ms:g} ms/item"
     return (
-        f"Thresholds: acceptable loss {mag(t.acceptable_loss)}, latency budget {latency}, "
+        f"Thresholds: acceptable loss {mag(t.acceptable_loss)}, latency budget {latency_budget_text(t)}, "
         f"labelling budget {budget_text(t, rec.full_size)}, {t.confidence:.0%} intervals, "
-        f"extrapolation ≤ {t.max_extrapolation:g}×."
+        f"extrapolation ≤ {t.max_extrapolation:g}×{cost_inputs_text(t)}."
     )
 
 
@@ -121,8 +125,12 @@ def thresholds_line(rec: Recommendation) -> str:
 
 
 def headline(rec: Recommendation) -> str:
-    """The verdict and the numbers that decided it, in one sentence."""
-    return _HEADLINES[rec.rule.code](rec, rec.rule)
+    """The verdict and the numbers that decided it, in one sentence; then contextual's trade-off, if costed."""
+    text = _HEADLINES[rec.rule.code](rec, rec.rule)
+    if rec.tradeoff is None or rec.rule.code in (c.OVER_BUDGET, c.NONE_FITS):
+        return text
+    gap = _stated_gap(rec, rec.tradeoff)
+    return f"{text} {tradeoff_sentence(rec.tradeoff.values, gap, rec.thresholds.acceptable_loss)}"
 
 
 def _stated_gap(rec: Recommendation, note: Note) -> ScoreGap:
@@ -234,6 +242,15 @@ def _stopped_early(rec: Recommendation, note: Note) -> str:
     )
 
 
+def _worth(rec: Recommendation, note: Note) -> str:
+    assert rec.tradeoff is not None, "a worth rule needs the trade-off's numbers"
+    return worth_headline(note.code, _stated_gap(rec, note), note["value"], rec.tradeoff.values)
+
+
+def _latency_budget(rec: Recommendation, note: Note) -> str:
+    return budget_headline(note.values, rec.gap(note["pair"]) if "pair" in note.values else None)
+
+
 _HEADLINES: dict[str, Callable[[Recommendation, Note], str]] = {
     c.NOT_JUDGED: _not_judged,
     c.ENOUGH: _enough,
@@ -242,6 +259,11 @@ _HEADLINES: dict[str, Callable[[Recommendation, Note], str]] = {
     c.STRADDLES: _inconclusive,
     c.NO_INTERVAL: _inconclusive,
     c.STOPPED_EARLY: _stopped_early,
+    c.WORTH_IT: _worth,
+    c.NOT_WORTH: _worth,
+    c.WORTH_UNCLEAR: _worth,
+    c.OVER_BUDGET: _latency_budget,
+    c.NONE_FITS: _latency_budget,
 }
 
 
@@ -369,9 +391,10 @@ def _serving_price(rec: Recommendation, note: Note) -> str:
 
 
 def _over_latency(rec: Recommendation, note: Note) -> str:
+    batch = note.values.get("batch", 1)
     return (
         f"{note['embedding'].capitalize()} is over your latency budget: "
-        f"{note['latency']:.2f} > {note['budget']:g} ms/item."
+        f"{note['latency']:.2f} > {note['budget']:g} ms/item" + (f" at batch {batch}." if batch != 1 else ".")
     )
 
 
@@ -451,13 +474,6 @@ def _run_status(rec: Recommendation, note: Note) -> str:
     return f"the run's status is {note['status']}: some cells may be missing"
 
 
-def _misses_latency(rec: Recommendation, note: Note) -> str:
-    return (
-        f"contextual is the better model but misses your latency budget ({note['latency']:.2f} > {note['budget']:g} "
-        "ms/item): serve it on faster hardware or a smaller encoder, or accept the cheaper embedding's loss"
-    )
-
-
 def _learned_nothing(rec: Recommendation, note: Note) -> str:
     names = list(note["families"])
     who = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
@@ -478,7 +494,6 @@ def _few_fit_sizes(rec: Recommendation, note: Note) -> str:
 _CAVEATS: dict[str, Callable[[Recommendation, Note], str]] = {
     c.JUDGED_BELOW: _judged_below,
     c.RUN_STATUS: _run_status,
-    c.MISSES_LATENCY: _misses_latency,
     c.FEW_FIT_SIZES: _few_fit_sizes,
     c.LEARNED_NOTHING: _learned_nothing,
     c.ENCODER: _text,

@@ -20,6 +20,7 @@ from advisor.validate import (
     encoder_layers,
     validate_settings,
 )
+from tests.helpers import headerless_questions, write_headerless
 
 ROWS = "Ann\tB-PER\nLee\tI-PER\nsang\tO\nin\tO\nRome\tB-LOC\n\nthe\tO\nman\tO\nsaw\tO\nParis\tB-LOC\n\n"
 
@@ -180,3 +181,32 @@ def test_a_family_s_checks_run_exactly_when_it_runs(
     with pytest.raises(ConfigError) as raised:
         validate_settings(settings)
     assert raised.value.code == "E230" and "no-such-model" in str(raised.value)
+
+
+def test_column_options_are_checked_as_the_reader_resolves_them(
+    tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path
+) -> None:
+    """``--text-col`` / ``--label-col`` agree with the readers (issue 29): a headerless file needs no
+    option, positions reach every file, a position no file has is refused before anything runs."""
+    train = write_headerless(tmp_path / "train.tsv", headerless_questions(60))
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("sentence\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in headerless_questions(12)))
+    base = {
+        "data": str(train),
+        "dev": str(dev),
+        "task": "classify",
+        "contextual": str(tiny_bert_dir),
+        "static": str(tiny_vectors_file),
+        "tracking_uri": f"sqlite:///{tmp_path}/mlflow.db",
+        "difficulty": False,
+        "workers": 1,
+    }
+    validate_settings(RunSettings(**base))  # type: ignore[arg-type]
+    validate_settings(RunSettings(**base, text_col="0", label_col="1"))  # type: ignore[arg-type]
+    with pytest.raises(InputError) as raised:
+        validate_settings(RunSettings(**base, text_col="sentence"))  # type: ignore[arg-type]
+    assert raised.value.code == "E107" and raised.value.file == str(train)
+    assert "no column named 'sentence': the file has no header" in raised.value.message
+    with pytest.raises(InputError) as raised:
+        validate_settings(RunSettings(**base, text_col="0", label_col="2"))  # type: ignore[arg-type]
+    assert "no column at position 2" in raised.value.message and raised.value.line == 1

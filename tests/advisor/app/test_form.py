@@ -128,3 +128,27 @@ def test_a_blank_layer_means_the_default_and_a_bad_one_is_said_on_the_form(run_p
     assert not at.exception and "[E231]" in at.error[0].value
     assert not any(b.key == "run" for b in at.button)  # no command, no Run button for a bad layer
     assert not any("mean-last-99" in c.value for c in at.code)
+
+
+def test_an_amount_is_blank_until_stated_and_takes_the_schema_label():
+    box = Recorder()
+    assert form.amount(box, "label_cost") is None  # blank: not stated, the verdict's default
+    ((widget, args, kwargs),) = box.calls
+    assert widget == "number_input" and args == (setting("label_cost").label, 0.0, None, None)
+    assert kwargs == {"key": "label_cost", "help": setting("label_cost").help}
+    assert form.amount(Recorder({"acceptable_loss": 0.02}), "acceptable_loss", 0.99) == 0.02
+
+
+def test_the_decision_fields_go_into_the_command_and_a_bad_mix_is_said(run_page: AppTest):
+    at = run_page
+    at.number_input(key="latency_budget_ms").set_value(10.0).run()
+    at.radio(key="latency_batch").set_value(64).run()
+    at.number_input(key="price_per_hour").set_value(2.0).run()
+    assert not at.exception and not at.error
+    command = at.code[0].value
+    assert "--latency-budget-ms 10.0" in command and "--latency-batch 64" in command
+    assert "--price-per-hour 2.0" in command and "--value-per-point" not in command
+    at.number_input(key="price_per_hour").set_value(None).run()
+    at.number_input(key="value_per_point").set_value(5.0).run()
+    assert not at.exception and "[E604]" in at.error[0].value
+    assert not any(b.key == "run" for b in at.button)  # said on the form, before Run

@@ -135,8 +135,9 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
     query = dict(part.split("=", 1) for part in url.split("?", 1)[1].split("&"))
     assert json.loads(unquote(query["runs"])) == [app_store.finished, app_store.partial]
     assert json.loads(unquote(query["experiments"])) == [frame.loc[0, "experiment_id"]]
+    assert query["workflowType"] == "machine_learning"  # MLflow 3.17 shows GenAI pages otherwise
     single = compare_url([app_store.finished], ["7"])
-    assert single.endswith(f"/#/experiments/7/runs/{app_store.finished}")
+    assert single.endswith(f"/#/experiments/7/runs/{app_store.finished}?workflowType=machine_learning")
     assert isinstance(frame, pd.DataFrame)
 
 
@@ -151,7 +152,9 @@ def test_history_frame_and_mlflow_links(app_store) -> None:
 def test_a_tracking_server_is_browsed_at_its_own_url_without_credentials(uri: str, url: str) -> None:
     assert server_url(uri) == url
     assert mlflow_ui_command(uri) == url  # the server is its own UI: no `mlflow ui --backend-store-uri http…`
-    assert compare_url(["r1"], ["3"], base=url) == f"{url}/#/experiments/3/runs/r1"
+    assert (
+        compare_url(["r1"], ["3"], base=url) == f"{url}/#/experiments/3/runs/r1?workflowType=machine_learning"
+    )
 
 
 def test_a_local_store_is_browsed_with_mlflow_ui(tmp_path) -> None:

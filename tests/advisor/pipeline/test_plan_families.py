@@ -94,7 +94,12 @@ def test_the_finetuned_family_plans_what_its_grid_extension_planned(
     assert (plan.params["embeddings"], plan.params["sizes"], plan.params["seeds"]) == (
         ["static", "contextual"], [20, 40], 2,
     )  # fmt: skip
-    assert plan.tags == {"advisor.task": "ner", "advisor.dataset": "train.conll", "advisor.profile": "quick"}
+    assert plan.tags == {
+        "advisor.task": "ner",
+        "advisor.dataset": "train.conll",
+        "advisor.profile": "quick",
+        "advisor.decision_inputs": "{}",  # issue 29: the decision inputs a run was given (none here)
+    }
 
 
 def test_the_profile_switches_the_reference_on_at_its_sizes(tmp_path: Path) -> None:

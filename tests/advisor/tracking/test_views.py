@@ -85,3 +85,60 @@ def test_test_tokens_are_logged_for_the_item_explorer(tmp_path: Path, new_store:
     tracker.close("KILLED")  # a killed run still has them: they are logged when the run opens
     tokens = load_test_tokens(tracker.parent_id, tracker.tracking_uri)
     assert tokens == dict(enumerate(splits.test.tokens))
+
+
+def test_links_open_the_runs_table_in_a_real_mlflow_server(tmp_path: Path, new_store: NewStore) -> None:
+    """MLflow 3.17's UI reads the workflow type from the URL, not the experiment tag: the tag is
+    served as logged (older UIs), and every link carries the query this UI's bundle reads."""
+    import json
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    import mlflow
+
+    from advisor.tracking import WORKFLOW_QUERY, browse_hint, experiment_url, run_url
+
+    uri = new_store(tmp_path)
+    tracker = AnalysisTracker(uri, "landing")
+    tracker.open("key", "run", {}, {})
+    tracker.close("FINISHED")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mlflow_bin = str(Path(sys.executable).with_name("mlflow"))
+    command = [mlflow_bin, "server", "--backend-store-uri", uri, "--host", "127.0.0.1", "--port", str(port)]
+    server = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline, answer = time.monotonic() + 120, None
+        while answer is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                get = f"{base}/api/2.0/mlflow/experiments/get?experiment_id={tracker.experiment_id}"
+                with urllib.request.urlopen(get, timeout=2) as response:
+                    answer = json.load(response)
+            except OSError:
+                time.sleep(0.5)
+        assert answer is not None, "mlflow server did not answer"
+        tags = {t["key"]: t["value"] for t in answer["experiment"]["tags"]}
+        assert tags[EXPERIMENT_KIND_TAG] == EXPERIMENT_KIND
+        with urllib.request.urlopen(base, timeout=10) as response:
+            assert response.status == 200  # the UI the links open
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    bundle = Path(mlflow.__file__).parent / "server" / "js" / "build" / "static" / "js"
+    main = "".join(p.read_text(encoding="utf-8", errors="replace") for p in bundle.glob("main.*.js"))
+    assert 'get("workflowType")' in main and WORKFLOW_QUERY.split("=")[1] in main  # what this UI reads
+    eid = tracker.experiment_id
+    assert experiment_url(eid, base) == f"{base}/#/experiments/{eid}/runs?{WORKFLOW_QUERY}"
+    assert run_url(eid, "r1", base + "/") == f"{base}/#/experiments/{eid}/runs/r1?{WORKFLOW_QUERY}"
+    assert browse_hint(base, eid) == experiment_url(eid, base)  # a server is its own UI
+    local = browse_hint(uri, eid)
+    assert local == f"mlflow ui --backend-store-uri {uri}, then open {experiment_url(eid)}"

@@ -83,3 +83,17 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
         n for n in method_notes(replace(case, params=fixed), recommend(case)) if "Downstream" in n
     )
     assert "learning rate 0.005 for every embedding" in training
+
+
+def test_method_states_the_cost_rule_with_the_inputs_judged_under(make_case) -> None:
+    case = make_case("use contextual", noise=0.001)
+    (plain,) = [n for n in method_notes(case, recommend(case)) if n.startswith("Cost against accuracy")]
+    assert "no price given: without one it stays in machine-hours" in plain and "(here none)" in plain
+    t = Thresholds(
+        price_per_hour=2.0, value_per_point=5.0, latency_budget_ms=10.0, latency_batch=64, n_boot=200
+    )
+    (given,) = [n for n in method_notes(case, recommend(case, t)) if n.startswith("Cost against accuracy")]
+    assert (
+        "$2 per machine-hour" in given and "here $5), contextual is worth it only if the lower end" in given
+    )
+    assert "(here 10 ms/item at batch 64) is never the recommendation" in given

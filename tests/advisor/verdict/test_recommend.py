@@ -93,14 +93,20 @@ def test_labelling_budget_limits_the_label_more_verdict(make_case) -> None:
     assert recommend(analysis, priced).rule.code == c.CATCH_UP  # 5,000 items affordable
 
 
-def test_latency_budget_is_reported(make_case) -> None:
+def test_a_family_over_the_latency_budget_is_never_the_recommendation(make_case) -> None:
     rec = recommend(make_case("use contextual", noise=0.001), Thresholds(latency_budget_ms=1.0, n_boot=200))
-    assert rec.verdict == "use contextual"
+    assert rec.verdict == "use the best within budget" and rec.rule.code == c.OVER_BUDGET
+    assert (rec.rule["family"], rec.rule["rival"], rec.rule["over"]) == (
+        "static",
+        "contextual",
+        ["contextual"],
+    )
+    assert rec.rule["pair"] == "contextual-static" and rec.gap("contextual-static") is not None
     over = [n for n in rec.reason_notes if n.code == c.OVER_LATENCY]
     assert [n["embedding"] for n in over] == ["contextual"]  # the cheap ones serve in under 1 ms
-    assert over[0]["latency"] > over[0]["budget"] == 1.0
-    (misses,) = [n for n in rec.caveat_notes if n.code == c.MISSES_LATENCY]
-    assert misses["latency"] == rec.costs.value("contextual", "latency_ms_per_item")
+    assert (
+        over[0]["latency"] == rec.costs.value("contextual", "latency_ms_per_item") > over[0]["budget"] == 1.0
+    )
 
 
 def test_difficulty_slices_carrying_the_gap(make_case) -> None:

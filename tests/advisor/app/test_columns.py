@@ -1,0 +1,51 @@
+"""The Data page's column choice (issue 29): the file's own columns with their first values, the reader's
+choice preselected, and only a changed choice passed on as ``--text-col`` / ``--label-col``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from advisor.app._columns import column_choices
+from advisor.data import read_corpus
+from tests.helpers import headerless_questions, write_headerless
+
+
+def test_a_headerless_file_offers_its_columns_by_position_with_first_values(tmp_path: Path) -> None:
+    path = write_headerless(tmp_path / "q.tsv", headerless_questions(30))
+    choices = column_choices(path, "classify")
+    assert choices is not None and not choices.header
+    assert choices.options == ["0", "1"] and (choices.text, choices.label) == ("0", "1")
+    assert choices.labels["0"].startswith("column 0: 'What does the word river mean ?', 'What kind of")
+    assert choices.labels["1"] == "column 1: '0', '1', '2'"
+    assert (choices.index("text"), choices.index("label")) == (0, 1)
+    assert choices.as_options("0", "1") == (None, None)  # the reader's own choice: no option needed
+    assert choices.as_options("1", "0") == ("1", "0")
+
+
+def test_an_unguessable_column_is_left_for_the_user_and_the_choice_reads(tmp_path: Path) -> None:
+    path = tmp_path / "n.csv"
+    path.write_text(
+        "sentence,polarity\n" + "a long and dull film,neg\nwarm and funny,pos\n" * 6, encoding="utf-8"
+    )
+    choices = column_choices(path, "classify")
+    assert choices is not None and choices.header and choices.options == ["sentence", "polarity"]
+    assert choices.text == "sentence" and choices.label is None and choices.index("label") is None
+    assert choices.labels["polarity"] == "polarity: 'neg', 'pos', 'neg'"
+    text_col, label_col = choices.as_options("sentence", "polarity")
+    assert (text_col, label_col) == (None, "polarity")
+    corpus, _ = read_corpus(path, "classify", text_col, label_col)
+    assert corpus.labels[:2] == ["neg", "pos"]
+
+
+def test_long_values_are_cut_and_files_without_columns_offer_none(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"text": "' + "word " * 30 + '", "label": "x"}\n', encoding="utf-8")
+    choices = column_choices(path, "classify")
+    assert choices is not None and choices.labels["text"] == "text: '" + "word " * 7 + "word…'"
+    kim = tmp_path / "kim.txt"
+    kim.write_text("pos a fine film\n", encoding="utf-8")
+    assert column_choices(kim, "classify") is None
+    assert column_choices(path, "ner") is None
+    broken = tmp_path / "b.jsonl"
+    broken.write_text("not json\n", encoding="utf-8")
+    assert column_choices(broken, "classify") is None  # the preview says why
