@@ -21,8 +21,9 @@ __all__ = ["CACHE_ENV", "KINDS", "cache_dir", "cache_root", "using_cache_root"]
 
 CACHE_ENV = "ADVISOR_CACHE_DIR"
 #: What lives in the cache: encoder features (with parsed vectors files and distilled models beside
-#: them), spaCy parses, and the locks that guard a tracking server's store set-up.
-KINDS: tuple[str, ...] = ("features", "parses", "locks")
+#: them), spaCy parses, the locks that guard a tracking server's store set-up, and the speeds this
+#: machine measured (``advisor.pipeline._speed``: what the duration estimate before a run reads).
+KINDS: tuple[str, ...] = ("features", "parses", "locks", "speed")
 
 
 def cache_root() -> Path | None:

@@ -8,7 +8,6 @@ classes are interleaved in proportion, so every prefix keeps the label distribut
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,18 +15,17 @@ from advisor._error_codes import E211, E213, E214
 from advisor.data import Corpus
 from advisor.registry import Registry
 
-if TYPE_CHECKING:
-    from advisor.settings import RunSettings
-
 __all__ = [
     "DEFAULT_APP_PROFILE",
     "Cell",
     "CellKey",
     "GridPlan",
     "Profile",
+    "Throughput",
     "cell_label",
+    "duration_text",
     "estimate_seconds",
-    "expected_duration_text",
+    "expected_steps",
     "plan_grid",
     "profiles",
     "subset_order",
@@ -40,9 +38,10 @@ profiles: Registry[Profile] = Registry("profile")
 #: leave one degree of freedom, and fewer than 4 sizes rule out learning-curve extrapolation).
 DEFAULT_APP_PROFILE = "default"
 
-# Throughput on 2 CPU cores (measured: README and DESIGN), for the expected duration shown before Run.
+# Fallbacks for what this machine has not measured yet (2 CPU cores: README and DESIGN); the estimate
+# before Run uses ``Throughput`` (advisor.pipeline._speed) wherever there is a measurement.
 _ENCODER_ITEMS_PER_S = 150.0  # packaged MiniLM, sentences/s, cold feature cache
-_TRAIN_S_PER_ITEM_EPOCH = 0.0008  # downstream model, one worker, per item seen (dev passes included)
+_SECONDS_PER_STEP = 0.05  # downstream model, one worker, per optimizer step of 64 items (dev passes included)
 _EXPECTED_EPOCHS = 15  # where early stopping typically ends a cell between its floor and ceiling
 _BATCH = 64  # trainers.TrainConfig.batch_size
 _FIXED_S = 30.0  # reading, serving pass, analysis, report
@@ -213,6 +212,27 @@ def expected_steps(size: int, profile: Profile, max_steps: int | None = None) ->
     return min(max(epochs_steps, min(profile.min_steps, ceiling)), ceiling)
 
 
+@dataclass(frozen=True)
+class Throughput:
+    """Speeds measured on this machine; what is missing falls back to the 2-core constants above."""
+
+    words_per_s: float | None = None  # the contextual encoder, words of text per second
+    seconds_per_step: dict[str, float] = field(default_factory=dict)  # family -> s per optimizer step
+    steps_ratio: dict[str, float] = field(default_factory=dict)  # family -> steps taken / expected_steps
+    based_on: str = "constants for 2 CPU cores (nothing measured on this machine yet)"
+
+    def step_seconds(self, family: str) -> float:
+        """The family's measured seconds per step, else the other families' mean, else the constant."""
+        known = self.seconds_per_step
+        return known.get(family) or (sum(known.values()) / len(known) if known else _SECONDS_PER_STEP)
+
+    def steps(self, size: int, family: str, profile: Profile, max_steps: int | None) -> float:
+        """The rule's steps, scaled by how many steps this family's cells took here, within floor and ceiling."""
+        rule = expected_steps(size, profile, max_steps)
+        ratio = self.steps_ratio.get(family, 1.0)
+        return min(max(rule * ratio, expected_steps(1, profile, max_steps)), max_steps or profile.max_steps)
+
+
 def estimate_seconds(
     plan: GridPlan,
     profile: Profile,
@@ -220,39 +240,39 @@ def estimate_seconds(
     workers: int = 2,
     max_steps: int | None = None,
     tune_lr: bool = True,
+    throughput: Throughput | None = None,
+    n_words: int | None = None,
 ) -> float:
-    """Rough wall time of a run on 2 CPU cores with a cold cache: encoder pass + cells + fixed costs.
+    """Wall time of a run with a cold cache: encoder pass + cells (learning-rate trials included) + fixed costs.
 
-    ``tune_lr``: each family first trains one model per rate of ``profile.lr_grid`` and seed of
-    ``profile.lr_seeds`` at the middle size.
+    ``throughput``: what this machine measured (``n_words``: words in train + dev + test, for the
+    encoder's words/s); without it, the 2-core constants. ``tune_lr``: each family first trains one
+    model per rate of ``profile.lr_grid`` and seed of ``profile.lr_seeds`` at the middle size.
     """
-    encoder = (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S if "contextual" in plan.embeddings else 0.0
-    sizes = [c.size for c in plan.cells]
+    speed = throughput or Throughput()
+    encoder = 0.0
+    if "contextual" in plan.embeddings:
+        measured = speed.words_per_s and n_words
+        encoder = (
+            n_words / speed.words_per_s if measured else (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S
+        )
+    cells = [(c.embedding, c.size) for c in plan.cells]
     if tune_lr and plan.sizes:
         middle = plan.sizes[(len(plan.sizes) - 1) // 2]
-        sizes += [middle] * len(plan.embeddings) * len(profile.lr_grid) * len(tuning_seeds(plan, profile))
-    item_steps = sum(expected_steps(size, profile, max_steps) for size in sizes) * _BATCH
-    return encoder + item_steps * _TRAIN_S_PER_ITEM_EPOCH / max(workers, 1) + _FIXED_S
+        trials = len(profile.lr_grid) * len(tuning_seeds(plan, profile))
+        cells += [(e, middle) for e in plan.embeddings for _ in range(trials)]
+    train = sum(speed.steps(z, e, profile, max_steps) * speed.step_seconds(e) for e, z in cells)
+    return encoder + train / max(workers, 1) + _FIXED_S
 
 
 def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{max(seconds, 10):.0f} s"
 
 
-def expected_duration_text(settings: RunSettings) -> str:
-    """One line for the app before Run: grid size and the expected duration (rough, 2 CPU cores)."""
-    from advisor.data import read_splits
-
-    s = settings
-    splits = read_splits(
-        s.data, s.task, dev=s.dev, test=s.test, text_col=s.text_col, label_col=s.label_col, seed=s.split_seed
-    )
-    profile = profiles.get(s.profile)
-    plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)
-    n_eval = len(splits.dev) + len(splits.test)
-    seconds = estimate_seconds(plan, profile, n_eval, max_steps=s.max_steps, tune_lr=s.lr is None)
+def duration_text(seconds: float, plan: GridPlan, based_on: str) -> str:
+    """One line for the app before Run: the expected duration, the grid, and what the estimate rests on."""
     return (
         f"Expected duration: about {_duration(seconds)} for {len(plan.cells)} cells "
-        f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds), "
-        "a rough estimate for 2 CPU cores with a cold feature cache; longer on a busy machine."
+        f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds); "
+        f"based on {based_on}."
     )

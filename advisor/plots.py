@@ -13,15 +13,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from advisor.analysis import Analysis
 from advisor.verdict import (
     COST_COLUMNS,
+    MIN_MEASURABLE_MB,
     CostComparison,
     DataEfficiency,
     Extrapolation,
     LearningCurveFit,
     curve_summary,
+    readable_number,
 )
 from advisor.vocabulary import FAMILIES, ordered
 
@@ -93,7 +96,7 @@ def plot_learning_curves(
     ax.set_xscale("log")
     sizes = analysis.sizes
     if sizes:
-        ax.set_xticks(sizes, [str(s) for s in sizes])
+        ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
         ax.minorticks_off()
     ax.set_xlabel("training items (log scale)")
     ax.set_ylabel(_metric_label(analysis.primary_metric))
@@ -105,50 +108,65 @@ def plot_learning_curves(
     return fig
 
 
+def _label_place(x: float, y: float, xs: Sequence[float], ys: Sequence[float]) -> dict[str, Any]:
+    """Where a point's label goes so it stays inside the axes: beside the point on the side with more
+    room (log x), below it when the point sits near the top."""
+    lo, hi = min(xs), max(xs)
+    x_share = math.log(x / lo) / math.log(hi / lo) if hi > lo > 0 and x > 0 else 0.5
+    y_lo, y_hi = min(ys), max(ys)
+    y_share = (y - y_lo) / (y_hi - y_lo) if y_hi > y_lo else 0.5
+    dx = 8 if x_share < 0.5 else -8
+    dy = -8 if y_share > 0.8 else 6
+    return {
+        "textcoords": "offset points",
+        "xytext": (dx, dy),
+        "ha": "left" if dx > 0 else "right",
+        "va": "top" if dy < 0 else "bottom",
+    }
+
+
+def _draw_match(ax: Any, eff: DataEfficiency, xs: Sequence[float], ys: Sequence[float]) -> None:
+    """A baseline's target line, and where contextual matches it (with the interval) or that it never does."""
+    color = _color(eff.baseline)
+    ax.axhline(
+        eff.target, color=color, linestyle=":", label=f"{eff.baseline} with all {eff.full_size:,} items"
+    )
+    if math.isfinite(eff.size_needed) and eff.status in ("matches", "bound"):
+        if math.isfinite(eff.ratio_lo) and math.isfinite(eff.ratio_hi) and eff.ratio_lo > 0:
+            left = eff.full_size / eff.ratio_hi
+            right = eff.full_size / eff.ratio_lo
+            ax.plot([left, right], [eff.target, eff.target], color=color, linewidth=6, alpha=0.3)
+        marker = "<" if eff.censored else "D"  # censored: the true size lies further left
+        ax.plot([eff.size_needed], [eff.target], marker=marker, color=color, markersize=9, linestyle="none")
+        needs = f"≤ 1/{eff.ratio:.1f} (censored)" if eff.censored else f"1/{eff.ratio:.1f}"
+        place = _label_place(eff.size_needed, eff.target, xs, ys)
+        ax.annotate(f"{eff.embedding} needs {needs}", (eff.size_needed, eff.target), color=color, **place)
+    elif eff.status == "never":
+        place = _label_place(eff.full_size, eff.target, xs, ys)
+        ax.annotate(f"never matches {eff.baseline}", (eff.full_size, eff.target), color=color, **place)
+
+
 def plot_data_efficiency(efficiency: Sequence[DataEfficiency]) -> Figure:
     """Contextual's mean curve against each baseline's full-data score, with the matching size and its CI."""
     fig = Figure(figsize=(7.0, 4.5), layout="constrained")
     ax = fig.add_subplot()
-    drawn_curve = False
-    for eff in efficiency:
-        if not drawn_curve and eff.sizes:
-            ax.plot(
-                eff.sizes, eff.curve, marker="o", color=_color(eff.embedding), label=f"{eff.embedding} (mean)"
-            )
-            drawn_curve = True
-        if not math.isfinite(eff.target):
-            continue
-        color = _color(eff.baseline)
-        ax.axhline(
-            eff.target, color=color, linestyle=":", label=f"{eff.baseline} with all {eff.full_size} items"
+    drawn = [e for e in efficiency if math.isfinite(e.target)]
+    xs = [float(v) for e in efficiency for v in (*e.sizes, e.full_size) if v and v > 0]
+    xs += [e.size_needed for e in drawn if math.isfinite(e.size_needed) and e.size_needed > 0]
+    ys = [float(v) for e in efficiency for v in e.curve if math.isfinite(v)] + [e.target for e in drawn]
+    curve = next((e for e in efficiency if e.sizes), None)
+    if curve is not None:
+        ax.plot(
+            curve.sizes,
+            curve.curve,
+            marker="o",
+            color=_color(curve.embedding),
+            label=f"{curve.embedding} (mean)",
         )
-        if math.isfinite(eff.size_needed) and eff.status in ("matches", "bound"):
-            if math.isfinite(eff.ratio_lo) and math.isfinite(eff.ratio_hi) and eff.ratio_lo > 0:
-                left = eff.full_size / eff.ratio_hi
-                right = eff.full_size / eff.ratio_lo
-                ax.plot([left, right], [eff.target, eff.target], color=color, linewidth=6, alpha=0.3)
-            marker = "<" if eff.censored else "D"  # censored: the true size lies further left
-            ax.plot(
-                [eff.size_needed], [eff.target], marker=marker, color=color, markersize=9, linestyle="none"
-            )
-            needs = f"≤ 1/{eff.ratio:.1f} (censored)" if eff.censored else f"1/{eff.ratio:.1f}"
-            ax.annotate(
-                f"{eff.embedding} needs {needs}",
-                (eff.size_needed, eff.target),
-                textcoords="offset points",
-                xytext=(-6, 6),
-                ha="right",  # to the left of the marker: near full size the label would leave the axes
-                color=color,
-            )
-        elif eff.status == "never":
-            ax.annotate(
-                f"never matches {eff.baseline}",
-                (eff.full_size, eff.target),
-                textcoords="offset points",
-                xytext=(-110, 6),
-                color=color,
-            )
+    for eff in drawn:
+        _draw_match(ax, eff, xs or [1.0], ys or [0.0])
     ax.set_xscale("log")
+    _readable_log_axis(ax.xaxis)
     ax.set_xlabel("training items (log scale)")
     ax.set_ylabel("score")
     ax.set_title("Data efficiency: where contextual matches full-data baselines")
@@ -188,12 +206,17 @@ def _draw_targets(ax: Any, extrapolations: Sequence[Extrapolation], largest: flo
         if x.status == "extrapolated" and math.isfinite(x.items_needed) and x.items_needed <= right:
             style = "-" if x.reliable else (0, (2, 2))
             ax.axvline(x.items_needed, color=_color(x.embedding), linestyle=style, linewidth=1)
-    if extrapolations:
-        ax.annotate(
+    targets = [x.target for x in extrapolations if math.isfinite(x.target)]
+    if targets:
+        low, high = ax.dataLim.intervaly  # what is drawn so far: the observed means and the target
+        near_top = high > low and (targets[0] - low) / (high - low) > 0.8
+        ax.annotate(  # pinned to the left edge: inside the axes however the sizes spread
             "target: contextual full-data score − acceptable loss",
-            (largest, extrapolations[0].target),
+            (0.01, targets[0]),
+            xycoords=("axes fraction", "data"),
             textcoords="offset points",
-            xytext=(-160, 5),
+            xytext=(2, -4 if near_top else 3),
+            va="top" if near_top else "bottom",
             fontsize=8,
         )
 
@@ -216,6 +239,7 @@ def plot_extrapolation(
     _draw_targets(ax, extrapolations, largest, right)
     ax.axvspan(largest, right, color="grey", alpha=0.08)
     ax.set_xscale("log")
+    _readable_log_axis(ax.xaxis)
     ax.set_xlabel("training items (log scale; shaded: extrapolated)")
     ax.set_ylabel("score")
     ax.set_title("Learning-curve extrapolation")
@@ -225,6 +249,31 @@ def plot_extrapolation(
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right", fontsize=8)
     return fig
+
+
+def _readable_log_axis(axis: Any) -> None:
+    """A log axis labelled in plain numbers (100, 1,000, 0.01: no 10^x), with minor labels only where
+    they cannot crowd: every one within 0.6 of a decade, 2× and 5× within 2.5 decades, none beyond."""
+
+    def minor(value: float, _pos: Any) -> str:
+        lo, hi = sorted(axis.get_view_interval())
+        if lo <= 0 or value <= 0:
+            return ""
+        decades = math.log10(hi / lo)
+        mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+        if abs(mantissa - round(mantissa)) > 1e-6 or decades > 2.5:
+            return ""
+        return readable_number(value) if decades <= 0.6 or round(mantissa) in (2, 5) else ""
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: readable_number(value)))
+    axis.set_minor_formatter(FuncFormatter(minor))
+
+
+def _cost_label(column: str, value: float) -> str:
+    """A bar's value label; a training peak memory under what sampling resolves says so instead of 0."""
+    if pd.notna(value):
+        return readable_number(value)
+    return f"< {MIN_MEASURABLE_MB:g} MB (not resolved)" if column == "peak_memory_mb" else "not measured"
 
 
 def plot_costs(costs: CostComparison) -> Figure:
@@ -245,14 +294,23 @@ def plot_costs(costs: CostComparison) -> Figure:
     names = ordered(costs.table.index)
     for ax, (col, label, unit) in zip(axes, shown, strict=True):
         values = costs.table.loc[names, col].astype(float)
+        measured = values.dropna()
+        logged = bool((measured > 0).all() and measured.max() / measured.min() > 20)
         ax.barh(names, values.fillna(0), color=[_color(n) for n in names])
         for y, value in enumerate(values):
-            if pd.notna(value):
-                ax.annotate(
-                    f"{value:.3g}", (value, y), textcoords="offset points", xytext=(3, -3), fontsize=8
-                )
-        if (values > 0).all() and values.max() / values.min() > 20:
+            ax.annotate(  # a missing bar's label starts at the axis' left edge
+                _cost_label(col, value),
+                (value, y) if pd.notna(value) else (0, y),
+                xycoords="data" if pd.notna(value) else ("axes fraction", "data"),
+                textcoords="offset points",
+                xytext=(3, -3),
+                fontsize=8,
+            )
+        if logged:
             ax.set_xscale("log")
+            _readable_log_axis(ax.xaxis)
+        else:
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: readable_number(v)))
         ax.set_title(f"{label} [{unit}]", fontsize=9, loc="left")
         ax.margins(x=0.15)
     return fig

@@ -23,7 +23,7 @@ from typing import Any
 from advisor.analysis import Analysis
 from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
-from advisor.grid import Cell, profiles, subset_order, tuning_seeds
+from advisor.grid import Cell, expected_steps, profiles, subset_order, tuning_seeds
 from advisor.pipeline import (
     LR_TAG,
     TUNING_TABLE,
@@ -40,6 +40,8 @@ from advisor.pipeline import (
     known_rates,
     next_extension,
     plan_run,
+    record_training_speed,
+    recorded_seconds_per_step,
     run_stages,
     then_own_trainers,
     train_cells,
@@ -49,6 +51,7 @@ from advisor.pipeline import (
     with_size,
     worker_count,
 )
+from advisor.progress import CellClock
 from advisor.settings import RunSettings
 from advisor.tracking import ANALYSIS_COMPLETE, AnalysisTracker, child_params, resolve_tracking_uri
 from advisor.validate import validate_settings
@@ -70,7 +73,8 @@ class ProgressEvent:
     score: float | None = None
     seconds: float = 0.0
     rate: float | None = None  # featurize: items per second so far
-    eta: float | None = None  # featurize: seconds left for this embedding
+    eta: float | None = None  # featurize: seconds left for this embedding; tune, cell: for all training
+    steps: int = 0  # tune, cell: optimizer steps the cell took
     run_id: str = ""  # plan: the MLflow parent run
 
 
@@ -228,20 +232,30 @@ class _Training:
     notify: Callable[[ProgressEvent], None]
     fail_after: int | None
     features: dict[str, Any] = field(default_factory=dict)  # made once, reused by the extension
+    clock: CellClock | None = None  # the training ETA, measured as cells finish (made by ``train``)
 
     def train(self, plan: RunPlan, pending: list[Cell], reused: list[Cell]) -> None:
         """Train and log ``pending``; the workers stop on any error, not when the traceback is collected."""
         timings, tracker = self.sink.timings, self.sink.tracker
-        cells, n_workers = _start_cells(
-            self.settings, plan, pending, self.splits, tracker, timings, self.notify, self.features
-        )
+        self.clock = self.clock or _clock(self.settings, plan)
+        self.clock.plan((c.embedding, c.size) for c in pending)
+        run = (self.settings, plan, pending, self.splits, tracker, timings, self.notify, self.clock)
+        cells, n_workers = _start_cells(*run, self.features)
         try:
             t_train = time.perf_counter()
-            _train(cells, self.sink, len(plan.grid.cells), reused, self.notify, self.fail_after)
+            _train(cells, self.sink, len(plan.grid.cells), reused, self.notify, self.fail_after, self.clock)
             timings["train_wall"] = timings.get("train_wall", 0.0) + time.perf_counter() - t_train
             timings["workers"] = max(timings.get("workers", 0.0), float(n_workers))
+            record_training_speed(self.settings.task, plan.device, self.clock)
         finally:
             cells.close()
+
+
+def _clock(settings: RunSettings, plan: RunPlan) -> CellClock:
+    """The training ETA's clock: the profile's step rule, and what earlier runs measured on this machine."""
+    profile = profiles.get(settings.profile)
+    prior = recorded_seconds_per_step(settings.task, plan.device)
+    return CellClock(lambda size: expected_steps(size, profile, settings.max_steps), prior=prior)
 
 
 def _extend(plan: RunPlan, training: _Training, reused: list[Cell]) -> tuple[RunPlan, list[Cell]]:
@@ -292,6 +306,7 @@ def _start_cells(
     tracker: AnalysisTracker,
     timings: dict[str, float],
     notify: Callable[[ProgressEvent], None],
+    clock: CellClock,
     cache: dict[str, Any] | None = None,
 ) -> tuple[Iterator[CellOutcome], int]:
     """Featurize what the pending cells need (``cache``: features an earlier batch of this process
@@ -304,6 +319,7 @@ def _start_cells(
     state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
     n_workers = worker_count(settings.workers, plan.device, len(pending))
     frozen = [c for c in pending if not trains_itself(c)]
+    clock.workers = n_workers
 
     def execute(cells: list[Cell]) -> Iterator[CellOutcome]:
         if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
@@ -312,7 +328,9 @@ def _start_cells(
             return ray_train_cells(cells, state, settings.workers, settings.ray_address, plan.device)
         return train_cells(cells, state, worker_count(settings.workers, plan.device, len(cells)))
 
-    state["lrs"] = _learning_rates(settings, plan, frozen, tracker, execute, notify)
+    state["lrs"] = _learning_rates(
+        settings, plan, frozen, tracker, _timed_trials(execute, notify, clock), notify
+    )
     _open_children(plan, pending, features, state["lrs"], tracker)  # after tuning: with its learning rate
     cells = execute(frozen)
     if len(frozen) < len(pending):  # families that train their own cells: in this process, after the rest
@@ -381,6 +399,27 @@ def _learning_rates(
     return {**rates, **chosen.rates}
 
 
+def _timed_trials(
+    execute: Callable[[list[Cell]], Iterator[CellOutcome]],
+    notify: Callable[[ProgressEvent], None],
+    clock: CellClock,
+) -> Callable[[list[Cell]], Iterator[CellOutcome]]:
+    """``execute`` for the learning-rate trials, reporting each one (and the ETA) as it finishes."""
+
+    def run(cells: list[Cell]) -> Iterator[CellOutcome]:
+        clock.plan((c.embedding, c.size) for c in cells)
+        for done, (cell, result, seconds) in enumerate(execute(cells), start=1):
+            eta = clock.finish(cell.embedding, cell.size, seconds, result.steps)
+            event = ProgressEvent(
+                "tune", done, len(cells), cell=cell, score=result.dev_score, seconds=seconds
+            )
+            event.eta, event.steps = eta, result.steps
+            notify(event)
+            yield cell, result, seconds
+
+    return run
+
+
 def _train(
     cells: Iterator[CellOutcome],
     sink: CellSink,
@@ -388,12 +427,16 @@ def _train(
     reused: list[Cell],
     notify: Callable[[ProgressEvent], None],
     fail_after: int | None,
+    clock: CellClock,
 ) -> None:
-    """Log every cell as it finishes and report progress."""
+    """Log every cell as it finishes and report progress, with the training time left."""
     for cell, result, seconds in cells:
         sink.log(cell, result)
         done = len(reused) + len(sink.computed)
-        notify(ProgressEvent("cell", done, total, cell=cell, score=result.score, seconds=seconds))
+        eta = clock.finish(cell.embedding, cell.size, seconds, result.steps)
+        event = ProgressEvent("cell", done, total, cell=cell, score=result.score, seconds=seconds)
+        event.eta, event.steps = eta, result.steps
+        notify(event)
         if fail_after is not None and len(sink.computed) >= fail_after:
             raise RuntimeError(f"injected failure after {fail_after} cells")
 

@@ -240,7 +240,7 @@ def _fake_run(run_id: str) -> str:
         "from advisor.runner import ProgressEvent\n"
         "sink = ProgressFile(os.environ[PROGRESS_FILE_ENV], min_interval=0)\n"
         f"sink(ProgressEvent('plan', done=4, total=27, message='23 cells to compute', run_id='{run_id}'))\n"
-        "sink(ProgressEvent('cell', done=5, total=27, cell=Cell('static', 16, 0), score=0.5, seconds=1.0))\n"
+        "sink(ProgressEvent('cell', done=5, total=27, cell=Cell('static', 16, 0), score=0.5, seconds=1.0, eta=600.0))\n"
         "print('grid: 27 cells, 4 already finished', flush=True)\n"
         "time.sleep(120)\n"
     )
@@ -262,7 +262,7 @@ def test_run_monitor_shows_staged_progress_log_and_stop_after_a_refresh(
         assert not page.exception and page.session_state["job"] is job
         progress = page.get("progress")[0]
         assert progress.proto.text.startswith("training cells [5/27] static")
-        assert "left" in progress.proto.text  # the cells' ETA
+        assert "of training left" in progress.proto.text  # the runner's training ETA, counted down
         assert page.session_state["job_run_id"] == app_store.partial
         assert "grid: 27 cells, 4 already finished" in page.code[-1].value
         page.button(key="stop").click().run()

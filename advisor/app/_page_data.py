@@ -164,4 +164,4 @@ def _show_dataset(dataset: dict[str, Any]) -> None:
     st.caption("The same summary `advisor inspect` prints.")
     st.table(summary_rows(preview.summary).set_index("property"))
     st.subheader("First items")
-    st.dataframe(preview.preview, hide_index=True, width="stretch")
+    st.dataframe(preview.preview, hide_index=True, width="stretch", placeholder="–")

@@ -23,7 +23,7 @@ def page_history(uri: str) -> None:
         st.info(f"No analysis in {uri} yet.")
         return
     frame = history_frame(runs)
-    st.dataframe(frame.drop(columns=["experiment_id"]), hide_index=True, width="stretch")
+    st.dataframe(frame.drop(columns=["experiment_id"]), hide_index=True, width="stretch", placeholder="–")
     ids = list(frame["run_id"])
     chosen = st.multiselect(
         "Compare side by side",

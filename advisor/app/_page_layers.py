@@ -65,13 +65,18 @@ def render_sweep(view: Any) -> None:
         verdict += f"; scalar mix: **{float(mix['dev mean'].iloc[0]):.1f}** ({gap:+.1f} vs the best layer)"
     st.markdown(verdict + ".")
     metric_columns = {c: "{:.1f}" for c in table.columns if c.startswith(("dev mean", "test "))}
-    st.dataframe(table.style.format({**metric_columns, "dev − mix": "{:+.1f}"}, na_rep="–"), hide_index=True)
+    st.dataframe(  # the mix's own row has no "dev − mix": a dash, not Streamlit's "None"
+        table.style.format({**metric_columns, "dev − mix": "{:+.1f}"}, na_rep="–"),
+        hide_index=True,
+        placeholder="–",
+    )
+    st.caption("dev − mix: each layer's dev mean minus the scalar mix's (– on the mix's own row).")
     left, right = st.columns(2)
     left.pyplot(plot_layer_sweep(view.table, f"dev {view.metric}"), width="stretch")
     if not view.mix_weights.empty:
         weights = view.mix_weights.groupby("layer")["weight"].mean().rename("mean mix weight")
         right.caption("The scalar mix's learned weight per layer (mean over seeds)")
-        right.dataframe(weights.to_frame().style.format("{:.2f}"), width="content")
+        right.dataframe(weights.to_frame().style.format("{:.2f}"), width="content", placeholder="–")
 
 
 def _layers_key(ss: Any) -> str:

@@ -94,20 +94,14 @@ def page_results(uri: str) -> None:
     render_items(analysis, _predictions(run_id, uri, version), tokens)
 
 
-def _number(value: float) -> str:
-    return "–" if not math.isfinite(value) else f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+#: What the app's tables show for a missing value (Streamlit's own default is the word "None").
+MISSING = "–"
 
 
-def render_recommendation(analysis: Any, rec: Any) -> None:
-    from advisor.plots import plot_costs, plot_data_efficiency, plot_difficulty_gaps, plot_learning_curves
-
-    dataset = analysis.dataset.get("name", "")
-    st.caption(
-        f"{dataset} · {analysis.task} · {analysis.primary_metric} · full size {rec.full_size} · "
-        f"{rec.n_seeds} seeds · run {analysis.run_id} ({analysis.status})"
-    )
+def render_verdict(analysis: Any, rec: Any) -> None:
+    """The verdict block: the label and its headline, never in the green "final" style for a partial run."""
     notice = partial_notice(analysis.status)
-    if notice:  # never the green "final" style for a run that did not finish
+    if notice:
         st.warning(
             f"**{notice}**\n\nVerdict so far: **{rec.verdict.upper()}** ({partial_label(analysis.status)})"
             f"\n\n{rec.headline}"
@@ -115,6 +109,26 @@ def render_recommendation(analysis: Any, rec: Any) -> None:
     else:
         box = {"use contextual": st.success, "inconclusive": st.warning}.get(rec.verdict, st.info)
         box(f"**Verdict: {rec.verdict.upper()}**\n\n{rec.headline}")
+
+
+def show_verdict(run_id: str, uri: str) -> None:
+    """One analysis's verdict block as the Results page shows it (read and judged once, cached)."""
+    from advisor.tracking import client_for
+
+    info = client_for(uri).get_run(run_id).info
+    version = f"{info.status}:{info.end_time}"
+    render_verdict(cached_analysis(run_id, uri, version), cached_recommend(run_id, uri, version))
+
+
+def render_recommendation(analysis: Any, rec: Any) -> None:
+    from advisor.plots import plot_data_efficiency, plot_learning_curves
+
+    dataset = analysis.dataset.get("name", "")
+    st.caption(
+        f"{dataset} · {analysis.task} · {analysis.primary_metric} · full size {rec.full_size:,} · "
+        f"{rec.n_seeds} seeds · run {analysis.run_id} ({analysis.status})"
+    )
+    render_verdict(analysis, rec)
     st.subheader("Why")
     st.markdown("\n".join(f"- {reason}" for reason in rec.reasons))
     for finding in rec.carrying_slices:
@@ -130,26 +144,53 @@ def render_recommendation(analysis: Any, rec: Any) -> None:
         right.subheader("Data efficiency")
         right.pyplot(plot_data_efficiency(rec.efficiency), width="stretch")
     if rec.costs is not None:
-        st.subheader("Costs")
-        st.dataframe(cost_table(rec.costs).style.format(_number), width="stretch")
-        with st.expander("Cost figure"):
-            st.pyplot(plot_costs(rec.costs), width="content")
+        render_costs(rec.costs)
+    render_slices(analysis)
+
+
+def render_costs(costs: Any) -> None:
+    """Costs as rows, embeddings and contextual's multiples as columns: a table as wide as the page."""
+    from advisor.plots import plot_costs
+
+    st.subheader("Costs")
+    table = cost_table(costs)
+    right = {
+        c: st.column_config.TextColumn(alignment="right") for c in table.columns if c not in ("cost", "unit")
+    }
+    st.dataframe(
+        table, hide_index=True, width="stretch", height="content", column_config=right, placeholder=MISSING
+    )
+    st.caption(
+        f"At {costs.size:,} training items, median over seeds; "
+        "'< 1' MB: a training peak memory below what resident-memory sampling resolves (no ratio)."
+    )
+    with st.expander("Cost figure"):
+        st.pyplot(plot_costs(costs), width="content")
+
+
+def render_slices(analysis: Any) -> None:
+    """The difficulty gaps in points at the largest size, and their figure."""
+    from advisor.plots import plot_difficulty_gaps
+
     st.subheader("Difficulty slices: where the gap comes from")
     table = slice_table(analysis.slices)
     if table.empty:
         st.info("This run has no difficulty analysis.")
-    else:
-        st.caption("Gaps in points at the largest size; CI of difficult − easy from the sentence bootstrap.")
-        st.dataframe(
-            table.style.format(
-                {"difficult": "{:+.1f}", "easy": "{:+.1f}", "difficult − easy": "{:+.1f}"}, na_rep="–"
-            ),
-            hide_index=True,
-        )
-        figure = plot_difficulty_gaps(analysis.slices)
-        if figure is not None:
-            with st.expander("Gap figure"):
-                st.pyplot(figure, width="content")
+        return
+    unit = "sentence" if analysis.task == "ner" else "item"
+    st.caption(f"Gaps in points at the largest size; CI of difficult − easy from the {unit} bootstrap.")
+    st.dataframe(
+        table.style.format(
+            {"difficult": "{:+.1f}", "easy": "{:+.1f}", "difficult − easy": "{:+.1f}"}, na_rep=MISSING
+        ),
+        hide_index=True,
+        height="content",
+        placeholder=MISSING,
+    )
+    figure = plot_difficulty_gaps(analysis.slices)
+    if figure is not None:
+        with st.expander("Gap figure"):
+            st.pyplot(figure, width="content")
 
 
 def render_items(analysis: Any, predictions: Any, tokens: Any = None) -> None:
@@ -188,7 +229,7 @@ def render_items(analysis: Any, predictions: Any, tokens: Any = None) -> None:
     st.caption(
         f"{len(shown)} of {len(table)} rows; right_<embedding> = share of seeds that got the row right"
     )
-    st.dataframe(shown, hide_index=True, width="stretch")
+    st.dataframe(shown, hide_index=True, width="stretch", placeholder=MISSING)
 
 
 def render_layers(analysis: Any) -> None:
@@ -206,7 +247,10 @@ def render_layers(analysis: Any) -> None:
             f"embeddings; uniform would be {1 / len(layer_columns):.2f} each)."
         )
         st.dataframe(
-            weights.style.format({c: "{:.2f}" for c in layer_columns}), hide_index=True, width="stretch"
+            weights.style.format({c: "{:.2f}" for c in layer_columns}),
+            hide_index=True,
+            width="stretch",
+            placeholder=MISSING,
         )
         with st.expander("Mix-weight figure"):
             st.pyplot(plot_mix_weights(analysis.layer_tables["mix_weights"]), width="content")
@@ -220,7 +264,10 @@ def render_layers(analysis: Any) -> None:
         share = CONTEXTUALITY_LABELS["static_share"]
         numbers = {c: "{:.3f}" for c in context.columns if c not in ("layer", share)}
         st.dataframe(
-            context.style.format({**numbers, share: "{:.0%}"}, na_rep="–"), hide_index=True, width="stretch"
+            context.style.format({**numbers, share: "{:.0%}"}, na_rep=MISSING),
+            hide_index=True,
+            width="stretch",
+            placeholder=MISSING,
         )
         with st.expander("Contextuality figure"):
             st.pyplot(plot_contextuality(analysis.layer_tables["contextuality"]), width="stretch")

@@ -9,10 +9,12 @@ import streamlit as st
 
 from advisor.app import _form as form
 from advisor.app import display_command, live_progress, run_command, start_run
+from advisor.app._page_results import show_verdict
 from advisor.app._session import POLL_SECONDS, state, tracking_uri
 from advisor.backends import check_backend
 from advisor.errors import AdvisorError
-from advisor.grid import DEFAULT_APP_PROFILE, expected_duration_text, profiles
+from advisor.grid import DEFAULT_APP_PROFILE, profiles
+from advisor.pipeline import expected_duration_text
 from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 from advisor.validate import check_embeddings, check_layer, encoder_layers
@@ -185,13 +187,28 @@ def run_monitor() -> None:
                 "Its verdict on the Results page is labelled partial."
             )
         elif code == 0:
-            st.success("Finished: open the Results page for the recommendation.")
+            st.success("Finished: the verdict is below; the Results page has the reasons, costs and items.")
         else:
             st.error(f"`advisor run` exited with status {code}: see the log below.")
         if ss.get("monitor_was_running"):
             ss.monitor_was_running = False
             st.rerun(scope="app")  # the run ended: redraw the page once, without the polling fragment
+        if run_id and (code == 0 or job.stop_requested):
+            _ended_verdict(run_id)
     else:
         ss.monitor_was_running = True
     st.caption(f"log: {job.log_path}")
     st.code(job.log_tail(25) or "(no output yet)", language="text")
+
+
+def _ended_verdict(run_id: str) -> None:
+    """The ended run's verdict, the very block the Results page shows, and a button to that page."""
+    show_verdict(run_id, tracking_uri())
+    if st.button("Open the Results page", key="open_results", on_click=_to_results, args=(run_id,)):
+        st.rerun(scope="app")  # the page picker lives outside this fragment
+
+
+def _to_results(run_id: str) -> None:
+    """Before the rerun: the page picker on Results, showing this run."""
+    st.session_state["page"] = "Results"
+    st.query_params["run"] = run_id

@@ -98,8 +98,9 @@ def read_progress(run_id: str, tracking_uri: str | None = None, since: float | N
 def live_progress(state: dict | None, running: bool) -> tuple[float, str]:
     """The progress bar of a run this page started: fraction and text, from its progress file.
 
-    The text names the stage (reading, featurizing with items/s and ETA, training cells with an ETA,
-    analysis); before the first event it says the run is starting.
+    The text names the stage (reading, featurizing with items/s and ETA, learning-rate trials and
+    training cells with the run's training ETA, counted down since it was written, analysis); before
+    the first event it says the run is starting.
     """
     if not state:
         return 0.0, "starting: loading libraries" if running else "the run ended before its first step"
@@ -107,6 +108,9 @@ def live_progress(state: dict | None, running: bool) -> tuple[float, str]:
     fraction = min(1.0, done / total) if total else (1.0 if state.get("stage") == "done" else 0.0)
     text = str(state.get("text", ""))
     eta = state.get("eta")
-    if state.get("stage") == "cell" and running and eta is not None and math.isfinite(eta) and done < total:
-        text += f" · about {duration(eta)} left"
+    if state.get("stage") in ("tune", "cell") and running and eta is not None and math.isfinite(eta):
+        since = max(
+            time.time() - float(state.get("updated") or time.time()), 0.0
+        )  # counted down between cells
+        text += f" · about {duration(max(eta - since, 0.0))} of training left"
     return fraction, text

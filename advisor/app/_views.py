@@ -31,7 +31,7 @@ from advisor.tracking import (
     server_url,
     test_set,
 )
-from advisor.verdict import COST_COLUMNS, CostComparison
+from advisor.verdict import COST_COLUMNS, MIN_MEASURABLE_MB, CostComparison, readable_number
 from advisor.vocabulary import task_spec
 
 __all__ = [
@@ -52,11 +52,33 @@ __all__ = [
 ]
 
 
+#: Contextual's multiples the cost table shows beside the values (the report's two ratio columns).
+COST_RATIOS: tuple[str, ...] = ("contextual/static", "contextual/random")
+
+
 def cost_table(costs: CostComparison) -> pd.DataFrame:
-    """The cost comparison with readable column names (``label [unit]``), cheapest embedding first."""
-    labels = {col: f"{label} [{unit}]" for col, label, unit in COST_COLUMNS}
-    shown = [c for c in labels if c in costs.table.columns and costs.table[c].notna().any()]
-    return costs.table[shown].rename(columns=labels)
+    """One row per measured cost (``cost``, ``unit``), one column per embedding, then contextual's
+    multiples: a few narrow columns that fit the page (costs as columns ran off its right edge).
+
+    Values are text as the report writes them (separators, no scientific notation); a training peak
+    memory below what resident-memory sampling resolves reads '< 1'.
+    """
+    table, names = costs.table, list(costs.table.index)
+    ratios = [p for p in COST_RATIOS if p in costs.ratios.index]
+    rows = []
+    for column, label, unit in COST_COLUMNS:
+        if column not in table.columns or not table[column].notna().any():
+            continue
+        row = {"cost": label, "unit": unit}
+        for name in names:
+            value = table.loc[name, column]
+            below = column == "peak_memory_mb" and pd.isna(value)
+            row[name] = f"< {MIN_MEASURABLE_MB:g}" if below else readable_number(value)
+        for pair in ratios:
+            ratio = costs.ratios.loc[pair, column] if column in costs.ratios.columns else np.nan
+            row[pair.replace("/", " / ")] = "–" if pd.isna(ratio) else f"{ratio:,.1f}×"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["cost", "unit", *names, *(p.replace("/", " / ") for p in ratios)])
 
 
 def slice_table(slices: pd.DataFrame | None) -> pd.DataFrame:

@@ -18,7 +18,15 @@ from rich.table import Table
 from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console, titled_table
 from advisor.cli._options import DataOptions, with_data_options
-from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
+from advisor.cli.run import (
+    ContextualOpt,
+    DeviceOpt,
+    ExperimentOpt,
+    PoolingOpt,
+    ProgressDisplay,
+    UriOpt,
+    featurize_meter,
+)
 from advisor.settings import DEFAULT_POOLING
 
 __all__ = ["contextuality_command", "render_contextuality"]
@@ -87,7 +95,9 @@ def contextuality_command(
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     embedding = _encoder(contextual, pooling, cache_dir, device)
-    stack = embedding.featurize_layers(splits.train)
+    with ProgressDisplay() as display:  # the featurize progress of `advisor run`: items, items/s, ETA
+        embedding.on_progress = featurize_meter(display, "contextual", [len(splits.train)])
+        stack = embedding.featurize_layers(splits.train)
     result = measure_contextuality(
         stack, splits.train.tokens, min_count=min_count, max_occurrences=max_occurrences
     )

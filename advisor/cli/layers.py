@@ -17,7 +17,16 @@ from rich.table import Table
 from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
 from advisor.cli._options import DataOptions, with_data_options
-from advisor.cli.run import ContextualOpt, DeviceOpt, ExperimentOpt, PoolingOpt, UriOpt
+from advisor.cli.run import (
+    ContextualOpt,
+    DeviceOpt,
+    ExperimentOpt,
+    PoolingOpt,
+    ProgressDisplay,
+    UriOpt,
+    featurize_meter,
+)
+from advisor.runner import ProgressEvent
 from advisor.settings import DEFAULT_POOLING
 from advisor.validate import check_limit
 
@@ -94,18 +103,21 @@ def layers_command(
     splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
-    sweep = layer_sweep(
-        splits,
-        contextual=contextual,
-        pooling=pooling,
-        size=size,
-        seeds=seeds,
-        profile=profile,
-        max_steps=max_steps,
-        cache_dir=str(cache_dir) if cache_dir else None,
-        device=device,
-        progress=lambda message: err_console.print(f"[dim]{escape(message)}[/]", highlight=False),
-    )
+    with ProgressDisplay() as display:  # the featurize progress of `advisor run`: items, items/s, ETA
+        parts = [len(splits.train), len(splits.dev), len(splits.test)]
+        sweep = layer_sweep(
+            splits,
+            contextual=contextual,
+            pooling=pooling,
+            size=size,
+            seeds=seeds,
+            profile=profile,
+            max_steps=max_steps,
+            cache_dir=str(cache_dir) if cache_dir else None,
+            device=device,
+            progress=lambda message: display(ProgressEvent("layers", message=message)),
+            on_batch=featurize_meter(display, "contextual", parts),
+        )
     console.print(render_layer_sweep(sweep))
     if not sweep.mix_weights.empty:
         weights = sweep.mix_weights.groupby("layer")["weight"].mean()

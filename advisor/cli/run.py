@@ -17,7 +17,6 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 
@@ -29,10 +28,10 @@ from advisor.settings import SETTINGS, RunSettings, from_cli
 from advisor.tracking import browse_hint
 from advisor.vocabulary import task_spec
 
-__all__ = ["demo", "print_leaderboard", "run"]
+__all__ = ["ProgressDisplay", "demo", "featurize_meter", "print_leaderboard", "run"]
 
 
-class _Display:
+class ProgressDisplay:
     """Progress by stage: a Rich bar with ETA on a terminal, plain lines otherwise (logs, CI, the app).
 
     The words come from :func:`advisor.progress.describe`, as in the app; with ``ADVISOR_PROGRESS_FILE``
@@ -49,7 +48,7 @@ class _Display:
         self.file = ProgressFile(target) if target else None
         self._last_plain = 0.0
 
-    def __enter__(self) -> _Display:
+    def __enter__(self) -> ProgressDisplay:
         return self  # the bar starts at the first event: settings the run rejects show no bar
 
     def _bar(self) -> Progress:
@@ -60,12 +59,11 @@ class _Display:
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[unit]}"),
                 TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
+                TextColumn("{task.fields[eta]}"),  # the run's own ETA (advisor.progress), not the bar's pace
                 console=console,
             )
             self.progress.__enter__()
-            self.task_id = self.progress.add_task("reading the data", total=None, unit="")
+            self.task_id = self.progress.add_task("reading the data", total=None, unit="", eta="")
         return self.progress
 
     def __exit__(self, *exc: object) -> None:
@@ -73,7 +71,7 @@ class _Display:
             self.progress.__exit__(*exc)
 
     def __call__(self, event: ProgressEvent) -> None:
-        from advisor.progress import STAGES, describe
+        from advisor.progress import STAGES, describe, duration, time_left
 
         if self.file is not None:
             self.file(event)
@@ -82,13 +80,14 @@ class _Display:
             return
         text = describe(event)
         if not self.live:
-            now = time.monotonic()
-            if event.stage == "featurize" and event.done < event.total and now - self._last_plain < 10:
-                return  # plain logs: a featurize line every 10 s, not every batch
-            self._last_plain = now
-            print(text, flush=True)
+            now, counting = time.monotonic(), event.stage == "featurize" and event.total
+            if counting and event.done < event.total and now - self._last_plain < 10:
+                return  # plain logs: a featurize line every 10 s, not every batch (the first one at once)
+            self._last_plain = now if counting else 0.0
+            print(text + time_left(event), flush=True)
             return
         bar = self._bar()
+        eta = f"ETA {duration(event.eta)}" if event.eta is not None else ""
         if event.stage == "featurize" and event.total:
             bar.update(
                 self.task_id,
@@ -96,16 +95,29 @@ class _Display:
                 completed=event.done,
                 description=escape(f"featurizing {event.message}"),  # the bar reads it as markup
                 unit="items",
+                eta=eta,
             )
-        elif event.stage in ("plan", "cell"):
+        elif event.stage in ("plan", "cell") or (event.stage == "tune" and event.cell is not None):
+            trials = event.stage == "tune"
+            what = ("learning rates", "trials") if trials else ("training", "cells")
             bar.update(
-                self.task_id, total=event.total, completed=event.done, description="training", unit="cells"
+                self.task_id, total=event.total, completed=event.done, description=what[0], unit=what[1]
             )
+            if event.stage != "plan":  # a plan event keeps the last ETA until the next cell measures one
+                bar.update(self.task_id, eta=eta or "ETA –")
             bar.console.print(escape(text), highlight=False)  # file and label names are not markup
         else:
-            bar.update(self.task_id, description=escape(STAGES.get(event.stage, event.stage)))
+            bar.update(self.task_id, description=escape(STAGES.get(event.stage, event.stage)), eta="")
             if event.message:
                 bar.console.print(escape(text), highlight=False)
+
+
+def featurize_meter(display: ProgressDisplay, name: str, part_sizes: list[int]) -> Any:
+    """An encoder's batch callback that shows items, items/s and the ETA on ``display``, as ``run`` does
+    (``advisor layers`` and ``advisor contextuality`` featurize through it too)."""
+    from advisor.progress import FeaturizeMeter
+
+    return FeaturizeMeter(name, part_sizes, display, ProgressEvent)
 
 
 def _embedding_costs(embeddings: Any) -> dict[str, dict[str, float]]:
@@ -222,7 +234,7 @@ def execute(settings: RunSettings, verbose: bool = False) -> RunOutcome:
     _third_party_output(verbose)
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        with _Display() as display:
+        with ProgressDisplay() as display:
             outcome = run_analysis(settings, progress=display)
     except KeyboardInterrupt:
         err_console.print(

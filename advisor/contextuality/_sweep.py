@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from advisor.contextuality._describe import encoder_name
 from advisor.data import DataSplits
 from advisor.grid import plan_grid, profiles, subset_indices, subset_order
 from advisor.settings import DEFAULT_POOLING
@@ -66,13 +67,17 @@ def layer_sweep(
     cache_dir: str | None = None,
     device: str | None = None,
     progress: Callable[[str], None] | None = None,
+    on_batch: Callable[[int, int], None] | None = None,
 ) -> LayerSweep:
-    """Train on each layer and on the mix; ``size`` defaults to the middle size of the profile's grid."""
+    """Train on each layer and on the mix; ``size`` defaults to the middle size of the profile's grid.
+
+    ``on_batch``: the encoder's batch callback (``advisor.progress.FeaturizeMeter``: items/s, ETA)."""
     say = progress or (lambda message: None)
     chosen = profiles.get(profile)
     size = _sweep_size(splits, chosen, size, seeds)
     embedding = _all_layers_encoder(contextual, pooling, cache_dir, device)
-    say(f"featurizing every layer with {embedding.model_ref}")
+    embedding.on_progress = on_batch
+    say(f"featurizing every layer with {encoder_name(embedding.model_ref)}")
     features = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
     ceiling = max_steps or chosen.max_steps
     config: dict[str, Any] = {

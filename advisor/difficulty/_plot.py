@@ -44,8 +44,8 @@ def plot_gaps(gaps: pd.DataFrame, size: int | None = None, all_sizes: bool = Fal
             _draw_bars(axis, rows[rows["size"] == chosen], pairs)
         axis.axhline(0.0, color="0.4", linewidth=0.8)
         axis.set_title(name)
-        axis.set_ylabel("score gap (a - b)")
-    figure.suptitle("Embedding gap on difficult vs easy items" + ("" if all_sizes else f" (size {chosen})"))
+        axis.set_ylabel("score gap a − b (pts)")  # points, as the verdict states gaps
+    figure.suptitle("Embedding gap on difficult vs easy items" + ("" if all_sizes else f" (size {chosen:,})"))
     return figure
 
 
@@ -54,15 +54,15 @@ def _draw_bars(axis, rows: pd.DataFrame, pairs: list[str]) -> None:
     positions = np.arange(len(SLICES))
     for k, pair in enumerate(pairs):
         part = rows[rows["pair"] == pair].set_index("slice").reindex(list(SLICES))
-        gap = np.clip(part["gap"].to_numpy(dtype=float), -1.0, 1.0)  # a score gap lies in [-1, 1]
-        lo = np.clip(part["gap_lo"].to_numpy(float), -1.0, 1.0)
-        hi = np.clip(part["gap_hi"].to_numpy(float), -1.0, 1.0)
+        gap = 100 * np.clip(part["gap"].to_numpy(dtype=float), -1.0, 1.0)  # a score gap lies in [-1, 1]
+        lo = 100 * np.clip(part["gap_lo"].to_numpy(float), -1.0, 1.0)
+        hi = 100 * np.clip(part["gap_hi"].to_numpy(float), -1.0, 1.0)
         errors = np.clip(np.vstack([gap - lo, hi - gap]), 0.0, None)
         axis.bar(positions + (k - (len(pairs) - 1) / 2) * width, gap, width, yerr=np.nan_to_num(errors),
                  capsize=3, label=pair, color=_PAIR_COLOURS.get(pair))  # fmt: skip
     sizes = rows[rows["slice"] != SLICES[2]].drop_duplicates("slice").set_index("slice")["n_items"]
     axis.set_xticks(
-        positions, [f"{s}\n(n={sizes.get(s, 0)})" if s in sizes else s for s in SLICES], fontsize=8
+        positions, [f"{s}\n(n={int(sizes.get(s, 0)):,})" if s in sizes else s for s in SLICES], fontsize=8
     )
     axis.legend(fontsize=7)
 
@@ -75,9 +75,9 @@ def _draw_over_sizes(axis, rows: pd.DataFrame, pairs: list[str]) -> None:
                 continue
             colour = _PAIR_COLOURS.get(pair)
             axis.plot(
-                part["size"], part["gap"], style, marker="o", color=colour, label=f"{pair} {slice_name}"
+                part["size"], 100 * part["gap"], style, marker="o", color=colour, label=f"{pair} {slice_name}"
             )
-            low, high = np.clip(part["gap_lo"], -1.0, 1.0), np.clip(part["gap_hi"], -1.0, 1.0)
+            low, high = 100 * np.clip(part["gap_lo"], -1.0, 1.0), 100 * np.clip(part["gap_hi"], -1.0, 1.0)
             axis.fill_between(part["size"], low, high, color=colour, alpha=0.12)
     axis.set_xscale("log")
     axis.set_xlabel("training items")

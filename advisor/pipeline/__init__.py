@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from advisor.pipeline._estimate import RunEstimate, estimate_run, expected_duration_text, machine_throughput
 from advisor.pipeline._execute import (
     CellOutcome,
     WorkerState,
@@ -36,6 +37,7 @@ from advisor.pipeline._plan import (
 )
 from advisor.pipeline._report import final_report
 from advisor.pipeline._sink import CellSink, cell_metrics, predictions_frame, predictions_from_frame
+from advisor.pipeline._speed import record_encoder_speed, record_training_speed, recorded_seconds_per_step
 from advisor.pipeline._stages import ANALYSIS_STAGES, Stage, StageContext, run_stages
 from advisor.pipeline._tune import (
     LR_TAG,
@@ -55,6 +57,7 @@ __all__ = [
     "CellSink",
     "Extension",
     "LearningRates",
+    "RunEstimate",
     "RunPlan",
     "Stage",
     "StageContext",
@@ -63,17 +66,23 @@ __all__ = [
     "cell_metrics",
     "choose_learning_rates",
     "embedding_options",
+    "estimate_run",
+    "expected_duration_text",
     "extension_floor",
     "featurize_missing",
     "final_report",
     "finished_scores",
     "known_rates",
+    "machine_throughput",
     "measure_all_serving",
     "next_extension",
     "plan_run",
     "predictions_frame",
     "predictions_from_frame",
     "ray_train_cells",
+    "record_encoder_speed",
+    "record_training_speed",
+    "recorded_seconds_per_step",
     "resolve_device",
     "resume_key",
     "run_cells",

@@ -44,17 +44,33 @@ def _fit_embedding(
             embedding.fit(splits.train)
         return tables, embedding, math.nan
     embedding = make_embedding(name, **opts)
+    meter = None
     if hasattr(embedding, "on_progress"):  # the encoder reports batches: items/s and ETA
         from advisor.progress import FeaturizeMeter
 
         parts = [len(splits.train), len(splits.dev), len(splits.test)]
-        embedding.on_progress = FeaturizeMeter(name, parts, notify, event)
+        embedding.on_progress = meter = FeaturizeMeter(name, parts, notify, event)
     embedding.fit(splits.train)
     features, encode_seconds = [], 0.0
     for part in (splits.train, splits.dev, splits.test):
         features.append(embedding.featurize(part))
         encode_seconds += embedding.last_encode_seconds  # NaN unless the family tracks it (the encoder does)
+    if meter is not None and meter.rate:  # what the estimate before the next run reads
+        _record_encoder(opts, splits, meter.rate)
     return tuple(features), embedding, encode_seconds
+
+
+def _record_encoder(opts: dict[str, Any], splits: DataSplits, items_per_s: float) -> None:
+    """The encoder's measured pace in words/s (texts differ in length, words travel between datasets)."""
+    from advisor.pipeline._estimate import encoder_key
+    from advisor.pipeline._plan import resolve_device
+    from advisor.pipeline._speed import record_encoder_speed
+
+    parts = (splits.train, splits.dev, splits.test)
+    items = sum(len(part) for part in parts)
+    words = sum(len(tokens) for part in parts for tokens in part.tokens)
+    device = str(opts.get("device") or resolve_device(None))  # the plan's device, as the estimate keys it
+    record_encoder_speed(encoder_key(opts), device, items_per_s * words / max(items, 1))
 
 
 def _lent(name: str, embedding: Any, needed: list[str]) -> dict[tuple[str, str], Any]:

@@ -30,7 +30,16 @@ from advisor.plots import (
     plot_learning_curves,
 )
 from advisor.report._partial import partial_label, partial_notice
-from advisor.verdict import COST_COLUMNS, Recommendation, Thresholds, method_notes, recommend, render
+from advisor.verdict import (
+    COST_COLUMNS,
+    MIN_MEASURABLE_MB,
+    Recommendation,
+    Thresholds,
+    method_notes,
+    readable_number,
+    recommend,
+    render,
+)
 
 __all__ = ["SECTIONS", "TEMPLATE_DIR", "render_report", "write_report"]
 
@@ -82,12 +91,41 @@ def _num(value: Any, spec: str = ".3f") -> str:
 
 
 def _cell(value: Any) -> str:
-    """A table cell: booleans as yes/no, numbers compact, the rest as text."""
+    """A table cell: booleans as yes/no, numbers readable (separators, no scientific notation), None as a
+    dash (a classification dataset has no tagging scheme), the rest as text."""
+    if value is None:
+        return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return _num(value, ",.0f") if float(value).is_integer() and abs(value) >= 1000 else _num(value, ".4g")
+    if isinstance(value, int | float):
+        return readable_number(value)
     return str(value)
+
+
+def _pts(value: Any, spec: str = "+.1f") -> str:
+    """A score difference in points (0.019 -> '+1.9'), as the verdict states gaps."""
+    try:
+        text = _num(100 * float(value), spec)
+    except (TypeError, ValueError):
+        return _num(value)
+    return "0.0" if text in ("+0.0", "-0.0") else text  # as the verdict writes a zero gap
+
+
+def _count(value: Any) -> str:
+    """A count with thousands separators (9001 -> '9,001'); text passes unchanged."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        return _num(value, ",.0f")
+    return str(value) if value is not None else "–"
+
+
+def _param(key: str, value: Any) -> str:
+    """A logged param as text: a plain count (all digits) gets separators; ids, hashes and seeds do not."""
+    text = _short(value)
+    if re.fullmatch(r"\d{4,}", text) and not key.endswith(("hash", "id", "seed")):
+        return f"{int(text):,}"
+    return text
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -126,6 +164,8 @@ def _environment(markdown: bool = False) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["num"] = _num
+    env.filters["pts"] = _pts
+    env.filters["count"] = _count
     env.filters["md"] = _md
     return env
 
@@ -162,7 +202,8 @@ def _figures(analysis: Analysis, rec: Recommendation) -> dict[str, dict[str, Any
         ),
         "difficulty_gaps": (
             plot_difficulty_gaps(analysis.slices),
-            "Score gaps on difficult vs easy evaluation items (bootstrap CI over sentences).",
+            "Score gaps in points on difficult vs easy evaluation items (bootstrap CI over "
+            f"{'sentences' if analysis.task == 'ner' else 'items'}).",
         ),
         **layer_figures(analysis),  # contextuality per layer, learned mix weights (advisor.contextuality)
     }
@@ -189,14 +230,14 @@ def _cost_rows(rec: Recommendation) -> tuple[list[str], list[dict[str, Any]]]:
     for col, label, unit in COST_COLUMNS:
         if not table[col].notna().any():
             continue
-        spec = ",.0f" if col in ("n_params", "dim") else ".3g"
         rows.append(
             {
+                "column": col,
                 "label": label,
                 "unit": unit,
-                "values": [_num(table.loc[n, col], spec) for n in names],
+                "values": [_cost_value(col, table.loc[n, col]) for n in names],
                 "ratios": [
-                    _num(ratios.loc[p, col], ".1f") + "×"
+                    _num(ratios.loc[p, col], ",.1f") + "×"
                     if p in ratios.index and pd.notna(ratios.loc[p, col])
                     else "–"
                     for p in ("contextual/static", "contextual/random")
@@ -204,6 +245,24 @@ def _cost_rows(rec: Recommendation) -> tuple[list[str], list[dict[str, Any]]]:
             }
         )
     return names, rows
+
+
+def _cost_value(column: str, value: Any) -> str:
+    """A cost cell; training peak memory under what resident-memory sampling resolves reads '< 1' (MB)."""
+    if column == "peak_memory_mb" and pd.isna(value):
+        return f"< {MIN_MEASURABLE_MB:g}"
+    return readable_number(value)
+
+
+def _memory_note(cost_rows: list[dict[str, Any]]) -> str:
+    """Why a training peak memory reads '< 1' (worded as the method section words it); '' when none does."""
+    below = f"< {MIN_MEASURABLE_MB:g}"
+    if not any(row["column"] == "peak_memory_mb" and below in row["values"] for row in cost_rows):
+        return ""
+    return (
+        f"Training peak memory {below} MB: below {MIN_MEASURABLE_MB:g} MB, what resident-memory sampling "
+        "cannot resolve; not shown as a number and given no ratio."
+    )
 
 
 def _slice_table(slices: pd.DataFrame | None) -> list[dict[str, Any]]:
@@ -248,7 +307,7 @@ def _context(
             {k: _cell(v) for k, v in row.items()} for row in analysis.embeddings[shown].to_dict("records")
         ]
     params = [
-        (k, _short(v))
+        (k, _param(k, v))
         for k, v in (analysis.params or {}).items()
         if k not in ("embedding_info", "dataset_info", "environment")
     ]
@@ -270,15 +329,17 @@ def _context(
         "cost_names": names,
         "cost_rows": cost_rows,
         "cost_size": rec.costs.size if rec.costs is not None else None,
+        "cost_memory_note": _memory_note(cost_rows),
         "slice_rows": _slice_table(analysis.slices),
         "convergence_rows": _convergence_rows(rec),
         "convergence_ceiling": _ceiling_text(rec),
         "overlap_rows": rec.overlap.to_dict("records") if rec.overlap is not None else [],
         "method_notes": method_notes(analysis, rec),
         "has_gap_figure": "difficulty_gaps" in figures,
-        "dataset_items": [(k, v) for k, v in analysis.dataset.items() if k != "labels"],
+        "dataset_items": [(k, _cell(v)) for k, v in analysis.dataset.items() if k != "labels"],
         "labels": list(analysis.dataset.get("labels") or []),
         "embedding_rows": embeddings,
+        "embedding_text_columns": ("embedding", "model", "cache_hit"),
         "layer_section": layer_report(analysis),
         "params_items": params,
         "environment_items": list(env.items()),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from advisor.stats import ItemScores, Resampler, holm, item_scores
 from advisor.verdict._codes import VERDICTS, Note
-from advisor.verdict._cost import COST_COLUMNS, CostComparison, compare_costs
+from advisor.verdict._cost import COST_COLUMNS, MIN_MEASURABLE_MB, CostComparison, compare_costs
 from advisor.verdict._efficiency import DataEfficiency, data_efficiency, matching_size
 from advisor.verdict._fit import (
     CURVE_MODELS,
@@ -24,6 +24,7 @@ from advisor.verdict._fit import (
 )
 from advisor.verdict._gaps import PAIRS, ScoreGap, curve_summary, score_gap, score_gaps
 from advisor.verdict._method import method_notes
+from advisor.verdict._numbers import readable_number
 from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._slices import SliceFinding, slice_findings
@@ -43,6 +44,7 @@ __all__ = [
     "CURVE_MODELS",
     "DEFAULT_COSTS",
     "DEFAULT_CURVES",
+    "MIN_MEASURABLE_MB",
     "PAIRS",
     "VERDICTS",
     "VERDICT_CURVES",
@@ -75,6 +77,7 @@ __all__ = [
     "make_synthetic_analysis",
     "matching_size",
     "method_notes",
+    "readable_number",
     "recommend",
     "render",
     "run_thresholds",

@@ -180,5 +180,7 @@ def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
     )
     notes += [n for n in (_training(analysis), _slices(rec), _costs(rec)) if n]
     notes.append(_worth(rec))
-    notes.append(f"Gain model: {FIT_SCHEME}.")
+    # classification: one text is one item, so the scheme speaks of items
+    scheme = FIT_SCHEME if analysis.task == "ner" else FIT_SCHEME.replace("sentence", "item")
+    notes.append(f"Gain model: {scheme}.")
     return notes

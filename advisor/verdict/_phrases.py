@@ -74,11 +74,17 @@ def percent(p: float) -> str:
     return f"{100 * p:.0f} %" if 0.01 <= p <= 0.99 else f"{100 * p:.1f} %"
 
 
+def is_percent(p: float) -> str:
+    """ "= 97 %", or "> 99.9 %" / "< 0.1 %" alone where the bootstrap cannot resolve it (never "= > 99.9 %")."""
+    text = percent(p)
+    return text if text[0] in "<>" else f"= {text}"
+
+
 def prob_text(gap: ScoreGap) -> str:
     """ "; P(contextual − static > 1.0 pts) = 97 %" from the same resampling as the interval."""
     if not math.isfinite(gap.prob_above):
         return ""
-    return f"; P({gap.a} − {gap.b} > {mag(gap.loss)}) = {percent(gap.prob_above)}"
+    return f"; P({gap.a} − {gap.b} > {mag(gap.loss)}) {is_percent(gap.prob_above)}"
 
 
 def gap_sentence(gap: ScoreGap) -> str:
@@ -87,7 +93,7 @@ def gap_sentence(gap: ScoreGap) -> str:
     if not gap.has_interval:
         ci = f" (no interval: {gap.method})"
     return (
-        f"At {gap.size} training items (the largest size judged) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
+        f"At {gap.size:,} training items (the largest size judged) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
         f"gap {pts(gap.gap)}{ci}{prob_text(gap)}."
     )
 
@@ -151,11 +157,11 @@ def efficiency_sentence(e: DataEfficiency) -> str:
         return f"Whether {who} with less data cannot be determined (too few sizes or seeds)."
     if e.status == "nothing to match":
         return (
-            f"{e.baseline.capitalize()} scores {e.target:.3f} with all {e.full_size} items (it learned nothing), "
+            f"{e.baseline.capitalize()} scores {e.target:.3f} with all {e.full_size:,} items (it learned nothing), "
             f"so matching it says nothing: no data-efficiency ratio of {e.embedding} against {e.baseline}."
         )
     if e.status == "never":
-        return f"{e.embedding.capitalize()} never reaches {e.baseline}'s full-data score ({e.target:.3f}), even with all {e.full_size} items."
+        return f"{e.embedding.capitalize()} never reaches {e.baseline}'s full-data score ({e.target:.3f}), even with all {e.full_size:,} items."
     ci = _efficiency_interval(e)
     if e.censored:
         return (
@@ -184,9 +190,9 @@ def extrapolation_sentence(x: Extrapolation) -> str:
         return f"{x.embedding.capitalize()} already reaches {x.target:.3f} with the data it had."
     tag = "" if x.reliable else " (unreliable: " + "; ".join(x.reasons) + ")"
     if x.factor > FAR_FACTOR:  # a number like 1,286,364,657 items would only suggest false precision
-        amount = f"more than {FAR_FACTOR:g}× the {x.full_size} labelled items used"
+        amount = f"more than {FAR_FACTOR:g}× the {x.full_size:,} labelled items used"
     else:
-        amount = f"about {x.items_needed:,.0f} labelled items ({x.factor:.1f}× the {x.full_size} used)"
+        amount = f"about {x.items_needed:,.0f} labelled items ({x.factor:.1f}× the {x.full_size:,} used)"
     return f"The {x.model} fit predicts {x.embedding} reaches {x.target:.3f} with {amount}{tag}."
 
 
@@ -202,8 +208,8 @@ def headroom_sentence(h: Headroom) -> str:
     cost = f"{h.train_ratio:.1f}× the training cost" if math.isfinite(h.train_ratio) else "unknown cost"
     text = (
         f"Fine-tuning {verb} {100 * g.gap:+.1f} pts ({ci}) at {cost}: the fine-tuned encoder scores {g.score_a:.3f} vs "
-        f"{g.score_b:.3f} frozen at {g.size} training items ({g.n_seeds} seed(s)); training "
-        f"{h.finetuned_train_seconds:.0f} s vs {h.contextual_train_seconds:.0f} s for the frozen "
+        f"{g.score_b:.3f} frozen at {g.size:,} training items ({g.n_seeds} seed(s)); training "
+        f"{h.finetuned_train_seconds:,.0f} s vs {h.contextual_train_seconds:,.0f} s for the frozen "
         "downstream model"
     )
     if math.isfinite(h.contextual_encode_seconds):

@@ -25,9 +25,9 @@ from advisor.verdict._phrases import (
     extrapolation_sentence,
     gap_sentence,
     headroom_sentence,
+    is_percent,
     latency_budget_text,
     mag,
-    percent,
     prob_text,
     provenance_text,
     pts,
@@ -216,7 +216,7 @@ def _lean(gap: ScoreGap, lean: str | None) -> str:
     side = {"a": f"leans towards {gap.a}", "b": f"leans towards {gap.b} being enough"}.get(
         lean, "leans neither way"
     )
-    return f"{side}: P({gap.a}'s advantage > {mag(gap.loss)}) = {percent(gap.prob_above)}"
+    return f"{side}: P({gap.a}'s advantage > {mag(gap.loss)}) {is_percent(gap.prob_above)}"
 
 
 def _resolve(gap: ScoreGap, seeds_needed: float) -> str:
@@ -236,7 +236,7 @@ def _resolve(gap: ScoreGap, seeds_needed: float) -> str:
 def _stopped_early(rec: Recommendation, note: Note) -> str:
     cs = _stated_gap(rec, note)
     return (
-        f"Inconclusive: the run stopped before its largest size ({note['cut_from']} items); at {rec.full_size} items "
+        f"Inconclusive: the run stopped before its largest size ({int(note['cut_from']):,} items); at {rec.full_size:,} items "
         f"contextual leads {cs.b} by {pts(cs.gap)} ({pts(cs.lo)} to {pts(cs.hi)}), but {cs.b} may catch up "
         "with the training data not used yet; resume the run."
     )
@@ -465,8 +465,8 @@ def _caveat(rec: Recommendation, note: Note) -> list[str]:
 
 def _judged_below(rec: Recommendation, note: Note) -> str:
     return (
-        f"judged at {note['size']} items, the largest size every embedding finished with {note['min_seeds']}+ "
-        f"seeds; the grid goes up to {note['cut_from']} items (resume the run to judge with all the data)"
+        f"judged at {int(note['size']):,} items, the largest size every embedding finished with {note['min_seeds']}+ "
+        f"seeds; the grid goes up to {int(note['cut_from']):,} items (resume the run to judge with all the data)"
     )
 
 

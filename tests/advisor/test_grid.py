@@ -59,7 +59,8 @@ def test_classification_prefixes_are_stratified() -> None:
 
 
 def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> None:
-    from advisor.grid import DEFAULT_APP_PROFILE, estimate_seconds, expected_duration_text
+    from advisor.grid import DEFAULT_APP_PROFILE, estimate_seconds
+    from advisor.pipeline import expected_duration_text
     from advisor.settings import RunSettings
 
     profile = profiles.get(DEFAULT_APP_PROFILE)
@@ -73,10 +74,11 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     train.write_text(
         "text,label\n" + "".join(f"item {i} word,{'ab'[i % 2]}\n" for i in range(1000)), encoding="utf-8"
     )
-    text = expected_duration_text(RunSettings(data=str(train), task="classify"))
+    text = expected_duration_text(RunSettings(data=str(train), task="classify"), calibrate=False)
     assert (
         text.startswith("Expected duration: about ") and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text
     )
+    assert "based on an encoder speed constant for 2 CPU cores" in text  # nothing measured: it says so
 
 
 def test_expected_steps_lie_between_the_floor_and_the_ceiling() -> None:

@@ -101,6 +101,7 @@ def test_run_report_predict_gain_and_history_against_a_server(
         "run", files[0], "--task", "ner", "--dev", files[1], "--test", files[2],
         "--contextual", str(tiny_bert_dir), "--static", str(tiny_vectors_file),
         "--sizes", "20,40", "--seeds", "2", "--profile", "quick", "--device", "cpu", "--workers", "1",
+        "--max-steps", "40",  # the server is under test, not convergence
         "--tracking-uri", server, "--experiment", "team",
     )  # fmt: skip
     assert code == 0, err

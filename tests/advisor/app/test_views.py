@@ -113,12 +113,15 @@ def test_slice_table_is_the_gap_table_in_points(finished) -> None:
 def test_cost_table_labels_and_values(finished) -> None:
     analysis, _ = finished
     costs = compare_costs(analysis)
-    table = cost_table(costs)
-    labels = {column: f"{label} [{unit}]" for column, label, unit in COST_COLUMNS}
-    assert labels["train_seconds"] in table.columns and labels["peak_memory_mb"] in table.columns
-    peak = table.loc["contextual", labels["peak_memory_mb"]]
-    assert peak == costs.value("contextual", "peak_memory_mb") == 1000.0
-    assert table.loc["static", labels["train_seconds"]] == 1.0  # synthetic store: cost 1 × size/64 at size 64
+    table = cost_table(costs).set_index("cost")
+    labels = {column: label for column, label, _ in COST_COLUMNS}
+    assert (
+        table.loc[labels["train_seconds"], "unit"] == "s"
+        and table.loc[labels["peak_memory_mb"], "unit"] == "MB"
+    )
+    assert costs.value("contextual", "peak_memory_mb") == 1000.0
+    assert table.loc[labels["peak_memory_mb"], "contextual"] == "1,000"
+    assert table.loc[labels["train_seconds"], "static"] == "1"  # synthetic store: cost 1 × size/64 at size 64
 
 
 def test_history_frame_and_mlflow_links(app_store) -> None:

@@ -49,6 +49,9 @@ def test_layers_prints_each_layer_and_the_mix_and_logs_a_run(advisor_cli, data, 
     )  # fmt: skip
     assert code == 0, err
     assert "by layer at 16 training items (2 seeds)" in out
+    # the featurize progress of `advisor run` (of train + dev + test items; test = dev is cached), the model by name
+    assert "featurizing contextual: 32 / 48 items" in out, out
+    assert f"featurizing every layer with {tiny_bert_dir.name}" in out and str(tiny_bert_dir) not in out + err
     for label in ("0", "1", "2", "scalar mix", "scalar-mix weights", "best layer"):
         assert label in out
     client = client_for(data["uri"])
@@ -70,6 +73,7 @@ def test_contextuality_prints_one_row_per_layer_and_logs_table_and_figure(adviso
         "--contextual", str(tiny_bert_dir), "--tracking-uri", data["uri"],
     )  # fmt: skip
     assert code == 0, err
+    assert "featurizing contextual: 32 / 32 items" in out, out  # as `run` shows it
     assert "self-sim" in out and "MEV" in out and "anisotropy" in out and "intra-sim" in out
     first_cells = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
     assert [c for c in first_cells if c.isdigit()] == ["0", "1", "2"], out  # 0 = input embeddings, 2 layers

@@ -23,7 +23,7 @@ def test_run_prints_leaderboard_and_verdict(tmp_path: Path, tiny_vectors_file: P
     (tmp_path / "train.conll").write_text(ROWS * 10, encoding="utf-8")
     result = run_cli(
         "run", "train.conll", "--task", "ner", "--embeddings", "random,static", "--static", str(tiny_vectors_file),
-        "--sizes", "8,16", "--seeds", "1", "--profile", "quick", cwd=tmp_path,
+        "--sizes", "8,16", "--seeds", "1", "--profile", "quick", "--max-steps", "40", cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
@@ -40,7 +40,7 @@ def test_run_prints_leaderboard_and_verdict(tmp_path: Path, tiny_vectors_file: P
     ).exists()  # the default store, relative to the working directory
     again = run_cli(
         "run", "train.conll", "--task", "ner", "--embeddings", "random,static", "--static", str(tiny_vectors_file),
-        "--sizes", "8,16", "--seeds", "1", "--profile", "quick", cwd=tmp_path,
+        "--sizes", "8,16", "--seeds", "1", "--profile", "quick", "--max-steps", "40", cwd=tmp_path,
     )  # fmt: skip
     assert "0 cells computed, 4 reused" in again.stdout
 

@@ -61,8 +61,8 @@ def test_without_difficulty_figure_the_slices_table_is_rendered(tmp_path: Path, 
     monkeypatch.setattr(writer, "plot_difficulty_gaps", lambda slices: None)
     _, md_path = write_report(make_synthetic_analysis(), tmp_path, FAST)
     markdown = md_path.read_text(encoding="utf-8")
-    assert "| metric | size | pair | slice |" in markdown
-    assert "| unseen | 1600 | contextual-static | difficult-minus-easy |" in markdown
+    assert "| metric | size | pair | slice |" in markdown and "| gap (pts) | CI (pts) |" in markdown
+    assert "| unseen | 1,600 | contextual-static | difficult-minus-easy |" in markdown
     assert "difficulty_gaps.png" not in markdown
 
 

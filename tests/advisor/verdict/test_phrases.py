@@ -114,10 +114,10 @@ def test_extrapolations_read_honestly() -> None:
         return Extrapolation(**(values | changes))
 
     assert extrapolation_sentence(x()) == (
-        "The pow3 fit predicts static reaches 0.860 with about 2,500 labelled items (1.6× the 1600 used)."
+        "The pow3 fit predicts static reaches 0.860 with about 2,500 labelled items (1.6× the 1,600 used)."
     )
     far = extrapolation_sentence(x(items_needed=4e8, reliable=False, reasons=["extrapolates over 100×"]))
-    assert "more than 100× the 1600 labelled items used (unreliable: extrapolates over 100×)" in far
+    assert "more than 100× the 1,600 labelled items used (unreliable: extrapolates over 100×)" in far
     assert "not predicted to reach" in extrapolation_sentence(
         x(status="not reachable", items_needed=math.inf)
     )
@@ -160,3 +160,13 @@ def test_slice_findings_read_with_their_holm_p() -> None:
 )
 def test_budget_text(thresholds: Thresholds, expected: str) -> None:
     assert budget_text(thresholds, 800) == expected
+
+
+@pytest.mark.parametrize(
+    ("p", "text"), [(0.97, "= 97 %"), (0.9995, "> 99.9 %"), (0.0004, "< 0.1 %"), (0.005, "= 0.5 %")]
+)
+def test_a_probability_reads_as_one_relation(p: float, text: str) -> None:
+    """ "P(…) = > 99.9 %" said two relations at once: an unresolved end is stated with its own sign."""
+    from advisor.verdict._phrases import is_percent
+
+    assert is_percent(p) == text

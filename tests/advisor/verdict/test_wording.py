@@ -144,7 +144,7 @@ def test_inconclusive_says_which_way_it_leans_and_what_would_resolve_it() -> Non
 def test_a_stopped_run_says_to_resume() -> None:
     rec = _rec(Note(c.STOPPED_EARLY, {"pair": "contextual-static", "cut_from": 1600}))
     assert rec.headline.startswith(
-        "Inconclusive: the run stopped before its largest size (1600 items); at 800"
+        "Inconclusive: the run stopped before its largest size (1,600 items); at 800"
     )
     assert rec.headline.endswith(
         "but static may catch up with the training data not used yet; resume the run."

@@ -1,0 +1,106 @@
+"""The duration expected before a run, from what this machine measured (``_speed``), said with its basis.
+
+Why: the app said "about 13 min" for 43.7 min of work, from constants. The estimate now takes the
+encoder's words/s (recorded by an earlier run, or timed now on a sample of the user's texts: a few
+seconds, once per model and device) and the training seconds per step and steps per cell recorded
+by earlier runs of the task on this device; the sentence names which of these it rests on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.data import DataSplits, read_splits
+from advisor.errors import AdvisorError
+from advisor.grid import GridPlan, Throughput, duration_text, estimate_seconds, plan_grid, profiles
+from advisor.pipeline._execute import worker_count
+from advisor.pipeline._plan import embedding_options, resolve_device
+from advisor.pipeline._speed import (
+    calibrate_encoder,
+    record_encoder_speed,
+    recorded_encoder_speed,
+    recorded_seconds_per_step,
+    recorded_steps_ratio,
+)
+from advisor.settings import RunSettings
+
+__all__ = ["RunEstimate", "encoder_key", "estimate_run", "expected_duration_text", "machine_throughput"]
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    seconds: float
+    plan: GridPlan
+    throughput: Throughput
+
+    def text(self) -> str:
+        return duration_text(self.seconds, self.plan, self.throughput.based_on)
+
+
+def encoder_key(options: dict) -> str:
+    """The contextual encoder as its speed is recorded: the model the options name, else the default."""
+    from advisor.embeddings import default_encoder
+
+    return str(options.get("model") or default_encoder())
+
+
+def _encoder_speed(
+    settings: RunSettings, splits: DataSplits, device: str, calibrate: bool
+) -> tuple[float | None, str]:
+    """(words/s, what it rests on) for the run's encoder on ``device``."""
+    options = embedding_options(settings, "contextual", profiles.get(settings.profile).random_dim, device)
+    model = encoder_key(options)
+    recorded = recorded_encoder_speed(model, device)
+    if recorded is not None:
+        how = "timed on a sample of texts" if recorded[1] == "calibration" else "measured by an earlier run"
+        return recorded[0], f"the encoder's speed {how} on this machine ({device})"
+    if calibrate:
+        try:
+            words_per_s = calibrate_encoder(options, splits.train)
+        except (AdvisorError, OSError, ValueError, RuntimeError):  # the form's own checks say what is wrong
+            words_per_s = None
+        if words_per_s:
+            record_encoder_speed(model, device, words_per_s, source="calibration")
+            return words_per_s, f"the encoder timed just now on a sample of your texts ({device})"
+    return None, "an encoder speed constant for 2 CPU cores"
+
+
+def machine_throughput(settings: RunSettings, splits: DataSplits, calibrate: bool = True) -> Throughput:
+    """What this machine measured for this run's encoder and task (missing parts: the 2-core constants)."""
+    device = resolve_device(settings.device)
+    per_step = recorded_seconds_per_step(settings.task, device)
+    basis = []
+    words_per_s = None
+    if "contextual" in settings.embeddings:
+        words_per_s, said = _encoder_speed(settings, splits, device, calibrate)
+        basis.append(said)
+    if per_step:
+        basis.append(f"training speed recorded by earlier {settings.task} runs on this machine")
+    else:
+        basis.append("a training speed constant for 2 CPU cores (no earlier run of this task here yet)")
+    return Throughput(words_per_s, per_step, recorded_steps_ratio(settings.task, device), " and ".join(basis))
+
+
+def estimate_run(
+    settings: RunSettings, splits: DataSplits | None = None, calibrate: bool = True
+) -> RunEstimate:
+    """The run's grid and its expected wall time on this machine, with what the estimate rests on."""
+    s = settings
+    splits = splits or read_splits(
+        s.data, s.task, dev=s.dev, test=s.test, text_col=s.text_col, label_col=s.label_col, seed=s.split_seed
+    )
+    profile = profiles.get(s.profile)
+    plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)
+    throughput = machine_throughput(s, splits, calibrate)
+    n_words = sum(len(t) for part in (splits.train, splits.dev, splits.test) for t in part.tokens)
+    workers = worker_count(s.workers, resolve_device(s.device), max(len(plan.cells), 1))
+    n_eval = len(splits.dev) + len(splits.test)
+    seconds = estimate_seconds(
+        plan, profile, n_eval, workers, s.max_steps, s.lr is None, throughput=throughput, n_words=n_words
+    )
+    return RunEstimate(seconds, plan, throughput)
+
+
+def expected_duration_text(settings: RunSettings, calibrate: bool = True) -> str:
+    """The line the app shows before Run: duration, grid, and what the estimate is based on."""
+    return estimate_run(settings, calibrate=calibrate).text()

@@ -1,0 +1,131 @@
+"""What this machine measured, kept for the next estimate: encoder words/s, training seconds per step.
+
+Why: the duration shown before Run came from constants for 2 CPU cores and was a third of the truth
+on a dataset of long texts. Every run records what it measured (the encoder per model and device;
+training per task, family and device: seconds per optimizer step, dev passes included, and how many
+steps cells took against the profile's rule) in one small JSON file under the cache root. The
+estimate before a run reads it; with no record for the encoder, it times the encoder on a sample of
+the user's own texts (a few seconds, recorded the same way).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from advisor.cache import cache_dir
+from advisor.data import Corpus
+from advisor.progress import CellClock
+
+__all__ = [
+    "SPEED_FILE",
+    "calibrate_encoder",
+    "record_encoder_speed",
+    "record_training_speed",
+    "recorded_encoder_speed",
+    "recorded_seconds_per_step",
+    "recorded_steps_ratio",
+    "speed_path",
+]
+
+SPEED_FILE = "speed.json"
+_CALIBRATION_ITEMS = 64  # texts timed after a warm-up batch: well under a second for a MiniLM on 2 cores
+
+
+def speed_path() -> Path:
+    """The record's file under the cache root (``--cache-dir`` / ``$ADVISOR_CACHE_DIR`` / ``~/.cache/advisor``)."""
+    return cache_dir("speed") / SPEED_FILE
+
+
+def _load() -> dict[str, Any]:
+    try:
+        data = json.loads(speed_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _update(section: str, entries: dict[str, dict[str, Any]]) -> None:
+    """Merge ``entries`` into one section, atomically; a read-only cache never fails a run."""
+    data = _load()
+    data.setdefault(section, {}).update({k: {**v, "when": time.time()} for k, v in entries.items()})
+    path = speed_path()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def record_encoder_speed(model: str, device: str, words_per_s: float, source: str = "run") -> None:
+    """The encoder's measured pace (words of text per second, model loading excluded)."""
+    if words_per_s > 0:
+        _update("encoder", {f"{model}|{device}": {"words_per_s": float(words_per_s), "source": source}})
+
+
+def recorded_encoder_speed(model: str, device: str) -> tuple[float, str] | None:
+    """(words/s, "run" or "calibration") recorded for this encoder on this device; None if never."""
+    entry = _load().get("encoder", {}).get(f"{model}|{device}")
+    if not isinstance(entry, dict) or not entry.get("words_per_s"):
+        return None
+    return float(entry["words_per_s"]), str(entry.get("source", "run"))
+
+
+def record_training_speed(task: str, device: str, clock: CellClock) -> None:
+    """Per family: seconds per step and steps taken against the rule, over the cells the clock saw."""
+    entries = {}
+    for family in dict.fromkeys(f for f, *_ in clock.finished):
+        cells = [(z, s, n) for f, z, s, n in clock.finished if f == family and n > 0]
+        steps = sum(n for *_, n in cells)
+        if steps:
+            rule = sum(clock.rule(z) for z, *_ in cells)
+            entries[f"{task}|{family}|{device}"] = {
+                "seconds_per_step": sum(s for _, s, _ in cells) / steps,
+                "steps_ratio": steps / max(rule, 1),
+                "cells": len(cells),
+            }
+    if entries:
+        _update("training", entries)
+
+
+def _training(task: str, device: str, field: str) -> dict[str, float]:
+    prefix, suffix = f"{task}|", f"|{device}"
+    found = {}
+    for key, entry in _load().get("training", {}).items():
+        if key.startswith(prefix) and key.endswith(suffix) and isinstance(entry, dict) and entry.get(field):
+            found[key[len(prefix) : -len(suffix)]] = float(entry[field])
+    return found
+
+
+def recorded_seconds_per_step(task: str, device: str) -> dict[str, float]:
+    """Family -> seconds per optimizer step that earlier runs of ``task`` measured on ``device``."""
+    return _training(task, device, "seconds_per_step")
+
+
+def recorded_steps_ratio(task: str, device: str) -> dict[str, float]:
+    """Family -> steps cells took over the steps the profile's rule expected (earlier runs)."""
+    return _training(task, device, "steps_ratio")
+
+
+def calibrate_encoder(options: dict[str, Any], corpus: Corpus) -> float | None:
+    """Words/s of the contextual encoder on a sample of ``corpus``, timed after a warm-up batch;
+    the feature cache is not touched. None when the corpus is too small to time."""
+    from advisor.embeddings import make_embedding
+
+    n = len(corpus)
+    if n < 8:
+        return None
+    embedding = make_embedding("contextual", **{**options, "use_cache": False})
+    step = max(n // (_CALIBRATION_ITEMS + 16), 1)
+    sample = list(range(0, n, step))[: _CALIBRATION_ITEMS + 16]
+    embedding.featurize(corpus.subset(sample[:16]))  # loads the model and warms it up
+    timed = corpus.subset(sample[16:] or sample)
+    start = time.perf_counter()
+    embedding.featurize(timed)
+    seconds = time.perf_counter() - start
+    words = sum(len(tokens) for tokens in timed.tokens)
+    return words / seconds if seconds > 0 else None

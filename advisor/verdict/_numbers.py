@@ -1,0 +1,44 @@
+"""How a measured amount reads in a table or on a figure: the report, the plots and the app share it.
+
+Why one function: a cost table that writes "1.12e+03" next to "71,748", or "0.000975" next to
+"9.75e-04", makes the reader decode notation instead of compare numbers. A leaf: it imports nothing
+of the verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["readable_number"]
+
+#: Digits after the point at most: below 0.000001 a measured amount reads as its bound.
+_MAX_DECIMALS = 6
+
+
+def readable_number(value: Any, signed: bool = False) -> str:
+    """About three significant digits, thousands separators, never scientific notation.
+
+    1120.0 -> '1,120', 56.54 -> '56.5', 2.5 -> '2.5', 0.000975 -> '0.000975', 4.0 -> '4';
+    None / NaN -> '–', inf -> '∞'; text passes unchanged. ``signed`` writes a '+' before positives.
+    """
+    if value is None or isinstance(value, bool):
+        return "–" if value is None else str(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(number):
+        return "–"
+    if math.isinf(number):
+        return "∞" if number > 0 else "−∞"
+    sign = "+" if signed else ""
+    size = abs(number)
+    if size >= 100 or size == 0 or (size >= 1 and number.is_integer()):
+        return f"{number:{sign},.0f}"
+    if size < 10.0**-_MAX_DECIMALS:
+        bound = f"{10.0**-_MAX_DECIMALS:.{_MAX_DECIMALS}f}"
+        return f"< {bound}" if number > 0 else f"> −{bound}"
+    decimals = min(_MAX_DECIMALS, 2 - math.floor(math.log10(size)))
+    text = f"{number:{sign}.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
