@@ -74,7 +74,10 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     train.write_text(
         "text,label\n" + "".join(f"item {i} word,{'ab'[i % 2]}\n" for i in range(1000)), encoding="utf-8"
     )
-    text = expected_duration_text(RunSettings(data=str(train), task="classify"), calibrate=False)
+    settings = RunSettings(
+        data=str(train), task="classify", cache_dir=str(tmp_path / "cache")
+    )  # no speed recorded
+    text = expected_duration_text(settings, calibrate=False)
     assert (
         text.startswith("Expected duration: about ") and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text
     )

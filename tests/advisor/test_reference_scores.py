@@ -8,7 +8,8 @@ starting commit (91532ad) trained a fixed number of epochs at one rate (recorded
 d23451b halved the rate on dev plateaus before stopping and chose the rate on two seeds, and
 e57cdd1 took the largest rate within one standard error of the best mean dev score. Every later
 commit must keep these scores. Here NER runs with two workers and classification
-with one, so the tests also check that the worker count does not change a score.
+with one, so the tests also check that the worker count does not change a score. Classification's
+grid is marked ``slow`` (``pytest -m slow``): it was the suite's longest test.
 
 In float32 the tolerance is 1e-9, i.e. equal. The speed changes of issue 17 kept these scores equal.
 Two of them reorder float sums (the BiLSTM over padded batches instead of packed ones,
@@ -55,7 +56,11 @@ def recorded_on_this_kind_of_cpu() -> bool:
     return recorded is not None and recorded == torch.backends.cpu.get_cpu_capability()
 
 
-@pytest.mark.parametrize(("task", "workers"), [("ner", 2), ("classify", 1)])
+@pytest.mark.parametrize(
+    ("task", "workers"),
+    # classification's grid alone took ~4 min of a ~20 min suite: it runs with `-m slow`
+    [("ner", 2), pytest.param("classify", 1, marks=pytest.mark.slow)],
+)
 def test_float32_scores_equal_the_stored_reference(
     task: str, workers: int, tiny_bert_dir: Path, tiny_vectors_file: Path, tmp_path: Path
 ) -> None:
@@ -119,7 +124,9 @@ def _native_bf16() -> bool:
     not _native_bf16(),
     reason="no native bf16 on this CPU: `--precision auto` never picks it here, and emulated bf16 is slow",
 )
-@pytest.mark.parametrize(("task", "workers"), [("ner", 2), ("classify", 1)])
+@pytest.mark.parametrize(
+    ("task", "workers"), [("ner", 2), pytest.param("classify", 1, marks=pytest.mark.slow)]
+)
 def test_bfloat16_scores_stay_within_the_reference_spread(
     task: str, workers: int, tiny_bert_dir: Path, tiny_vectors_file: Path, tmp_path: Path
 ) -> None:
