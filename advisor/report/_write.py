@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import io
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,6 +35,7 @@ from advisor.verdict import (
     Recommendation,
     Thresholds,
     method_notes,
+    not_a_plain_number,
     readable_number,
     recommend,
     render,
@@ -77,17 +77,8 @@ SECTIONS: tuple[str, ...] = (
 
 def _num(value: Any, spec: str = ".3f") -> str:
     """Format a number; NaN/None/inf read as a dash or '∞' rather than 'nan'."""
-    if value is None:
-        return "–"
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if math.isnan(number):
-        return "–"
-    if math.isinf(number):
-        return "∞" if number > 0 else "−∞"
-    return format(number, spec)
+    special = not_a_plain_number(value)
+    return special if special is not None else format(float(value), spec)
 
 
 def _cell(value: Any) -> str:

@@ -24,7 +24,7 @@ from advisor.verdict._fit import (
 )
 from advisor.verdict._gaps import PAIRS, ScoreGap, curve_summary, score_gap, score_gaps
 from advisor.verdict._method import method_notes
-from advisor.verdict._numbers import readable_number
+from advisor.verdict._numbers import not_a_plain_number, readable_number
 from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._slices import SliceFinding, slice_findings
@@ -77,6 +77,7 @@ __all__ = [
     "make_synthetic_analysis",
     "matching_size",
     "method_notes",
+    "not_a_plain_number",
     "readable_number",
     "recommend",
     "render",

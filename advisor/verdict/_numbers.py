@@ -10,20 +10,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["readable_number"]
+__all__ = ["not_a_plain_number", "readable_number"]
 
 #: Digits after the point at most: below 0.000001 a measured amount reads as its bound.
 _MAX_DECIMALS = 6
 
 
-def readable_number(value: Any, signed: bool = False) -> str:
-    """About three significant digits, thousands separators, never scientific notation.
-
-    1120.0 -> '1,120', 56.54 -> '56.5', 2.5 -> '2.5', 0.000975 -> '0.000975', 4.0 -> '4';
-    None / NaN -> '–', inf -> '∞'; text passes unchanged. ``signed`` writes a '+' before positives.
-    """
-    if value is None or isinstance(value, bool):
-        return "–" if value is None else str(value)
+def not_a_plain_number(value: Any) -> str | None:
+    """How a value that is no finite number reads (None / NaN '–', inf '∞', text as it is); None otherwise."""
+    if value is None:
+        return "–"
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -32,6 +28,21 @@ def readable_number(value: Any, signed: bool = False) -> str:
         return "–"
     if math.isinf(number):
         return "∞" if number > 0 else "−∞"
+    return None
+
+
+def readable_number(value: Any, signed: bool = False) -> str:
+    """About three significant digits, thousands separators, never scientific notation.
+
+    1120.0 -> '1,120', 56.54 -> '56.5', 2.5 -> '2.5', 0.000975 -> '0.000975', 4.0 -> '4';
+    None / NaN -> '–', inf -> '∞'; text passes unchanged. ``signed`` writes a '+' before positives.
+    """
+    if isinstance(value, bool):
+        return str(value)
+    special = not_a_plain_number(value)
+    if special is not None:
+        return special
+    number = float(value)
     sign = "+" if signed else ""
     size = abs(number)
     if size >= 100 or size == 0 or (size >= 1 and number.is_integer()):
