@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
 from advisor.errors import AdvisorError
 from advisor.grid import GridPlan, Throughput, duration_text, estimate_seconds, plan_grid, profiles
@@ -91,7 +92,8 @@ def estimate_run(
     )
     profile = profiles.get(s.profile)
     plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)
-    throughput = machine_throughput(s, splits, calibrate)
+    with using_cache_root(s.cache_dir):  # the speeds recorded under the run's own cache root
+        throughput = machine_throughput(s, splits, calibrate)
     n_words = sum(len(t) for part in (splits.train, splits.dev, splits.test) for t in part.tokens)
     workers = worker_count(s.workers, resolve_device(s.device), max(len(plan.cells), 1))
     n_eval = len(splits.dev) + len(splits.test)

@@ -93,3 +93,15 @@ def test_with_nothing_recorded_the_encoder_is_timed_on_a_sample_without_filling_
         )
         is None
     )
+
+
+def test_the_estimate_reads_the_speeds_of_the_runs_own_cache_root(
+    train: Path, tiny_bert_dir: Path, tmp_path: Path
+) -> None:
+    """``--cache-dir`` is where a run records its speeds, so it is where the estimate reads them."""
+    settings = RunSettings(
+        data=str(train), task="classify", embeddings=["contextual"], contextual=str(tiny_bert_dir),
+        profile="quick", workers=1, lr=0.01, device="cpu", cache_dir=str(tmp_path / "own-cache"),
+    )  # fmt: skip
+    record_encoder_speed(str(tiny_bert_dir), "cpu", 500.0)  # under $ADVISOR_CACHE_DIR, not the run's root
+    assert "measured by an earlier run" not in estimate_run(settings, calibrate=False).text()
