@@ -91,6 +91,15 @@ FILLER = "the a of in on with went saw said visited likes works lives good bad".
 TINY_SPLITS = (("train", 40), ("dev", 10), ("test", 12))
 
 
+def write(path: Path, text: str | bytes) -> Path:
+    """``text`` into ``path`` as UTF-8 (bytes as they are, for encodings and BOMs under test)."""
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write_ner(path: Path, n: int, seed: int) -> Path:
     """``n`` CoNLL sentences of 3-7 tokens, names tagged B-PER/LOC/ORG, everything else O."""
     rng = random.Random(seed)
@@ -112,6 +121,24 @@ def write_ner_splits(folder: Path, splits: Sequence[tuple[str, int]] = TINY_SPLI
     """``folder/{part}.conll`` for each (part, n), the i-th written with seed i: part -> path."""
     folder.mkdir(parents=True, exist_ok=True)
     return {part: str(write_ner(folder / f"{part}.conll", n, i)) for i, (part, n) in enumerate(splits)}
+
+
+def static_contextual_grid(files: dict[str, str], contextual: str, static: str) -> dict[str, Any]:
+    """``RunSettings`` fields of the fine-tuned reference's tests: static and contextual NER on ``files``,
+    20 and 40 items x 2 seeds, the quick profile, on the CPU."""
+    return {
+        "data": files["train"],
+        "task": "ner",
+        "dev": files["dev"],
+        "test": files["test"],
+        "embeddings": ["static", "contextual"],
+        "sizes": [20, 40],
+        "seeds": 2,
+        "profile": "quick",
+        "contextual": contextual,
+        "static": static,
+        "device": "cpu",
+    }
 
 
 #: Question templates of TREC's six coarse classes, numbered 0-5 as a headerless TREC copy numbers them.

@@ -12,30 +12,16 @@ from advisor.grid import plan_grid, profiles
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
-from tests.helpers import NewStore, write_ner
+from tests.helpers import NewStore, static_contextual_grid, write_ner_splits
 
 
 def _settings(tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, **extra) -> RunSettings:
-    files = {
-        part: str(write_ner(tmp_path / f"{part}.conll", n, i))
-        for i, (part, n) in enumerate((("train", 40), ("dev", 10), ("test", 12)))
-    }
-    options = {
-        "data": files["train"],
-        "task": "ner",
-        "dev": files["dev"],
-        "test": files["test"],
-        "embeddings": ["static", "contextual"],
-        "sizes": [20, 40],
-        "seeds": 2,
-        "profile": "quick",
-        "contextual": str(tiny_bert_dir),
-        "static": str(tiny_vectors_file),
+    files = write_ner_splits(tmp_path, (("train", 40), ("dev", 10), ("test", 12)))
+    options = static_contextual_grid(files, str(tiny_bert_dir), str(tiny_vectors_file)) | {
         "max_steps": 2,
         "tracking_uri": f"sqlite:///{tmp_path}/mlruns/mlflow.db",
         "experiment": "test",
         "cache_dir": str(tmp_path / "cache"),
-        "device": "cpu",
         "difficulty": False,
     }
     return RunSettings(**(options | extra))

@@ -10,15 +10,7 @@ import pytest
 
 from advisor.data import read_corpus, read_splits, summarize, to_iob2
 from advisor.errors import InputError
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
-
+from tests.helpers import write
 
 CONLL = "John B-PER\nlives O\nin O\nNew B-LOC\nYork I-LOC\n\nMary B-PER\nsmiled O\n"
 

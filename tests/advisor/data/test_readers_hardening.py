@@ -11,14 +11,7 @@ import pytest
 
 from advisor.data import read_corpus, read_splits
 from advisor.errors import InputError
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.helpers import write
 
 
 def rows(n: int, sep: str = ",") -> list[str]:

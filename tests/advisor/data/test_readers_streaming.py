@@ -16,16 +16,9 @@ import advisor.data._stream as stream_module
 from advisor.data import read_corpus, read_splits, summarize
 from advisor.data._packed import Packed, PackedBuilder
 from advisor.errors import InputError
+from tests.helpers import write
 
 BLOCK = "John\tB-PER\nSmith\tI-PER\nflew\tO\nto\tO\nParis\tB-LOC\n.\tO\n\n"
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 def big_conll_with_error_at_line_9(path: Path, megabytes: int = 6) -> Path:

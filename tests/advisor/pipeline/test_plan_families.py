@@ -14,7 +14,7 @@ import pytest
 from advisor.data import read_splits
 from advisor.pipeline import RunPlan, plan_run
 from advisor.settings import RunSettings
-from tests.helpers import write_ner
+from tests.helpers import static_contextual_grid, write_ner_splits
 
 FROZEN_OPTIONS = {
     "static": {"path": "vectors.txt"},
@@ -35,24 +35,9 @@ GRID_20_40 = [(e, size, seed) for size in (20, 40) for seed in (0, 1) for e in (
 
 
 def _plan(tmp_path: Path, n_train: int = 40, **extra: object) -> RunPlan:
-    files = {
-        part: str(write_ner(tmp_path / f"{part}.conll", n, i))
-        for i, (part, n) in enumerate((("train", n_train), ("dev", 10), ("test", 12)))
-    }
-    options = {
-        "data": files["train"],
-        "task": "ner",
-        "dev": files["dev"],
-        "test": files["test"],
-        "embeddings": ["static", "contextual"],
-        "sizes": [20, 40],
-        "seeds": 2,
-        "profile": "quick",
-        "contextual": "org/encoder",  # nothing is loaded: the plan only names it
-        "static": "vectors.txt",
-        "device": "cpu",
-        "precision": "float32",
-    }
+    files = write_ner_splits(tmp_path, (("train", n_train), ("dev", 10), ("test", 12)))
+    # nothing is loaded: the plan only names the encoder and the vectors
+    options = static_contextual_grid(files, "org/encoder", "vectors.txt") | {"precision": "float32"}
     settings = RunSettings(**(options | extra))  # type: ignore[arg-type]
     return plan_run(settings, read_splits(files["train"], "ner", dev=files["dev"], test=files["test"]))
 
