@@ -328,9 +328,11 @@ def _start_cells(
             return ray_train_cells(cells, state, settings.workers, settings.ray_address, plan.device)
         return train_cells(cells, state, worker_count(settings.workers, plan.device, len(cells)))
 
+    t_tune = time.perf_counter()
     state["lrs"] = _learning_rates(
         settings, plan, frozen, tracker, _timed_trials(execute, notify, clock), notify
     )
+    timings["tune"] = timings.get("tune", 0.0) + time.perf_counter() - t_tune
     _open_children(plan, pending, features, state["lrs"], tracker)  # after tuning: with its learning rate
     cells = execute(frozen)
     if len(frozen) < len(pending):  # families that train their own cells: in this process, after the rest

@@ -12,6 +12,11 @@ Two runs in one fresh MLflow store and one fresh feature cache:
 1. cold: nothing cached; prints ``cold run wall: N s``, CPU seconds (this process and its workers),
    and the share of the wall time spent reading, featurizing, training and analysing;
 2. identical re-run: same command again; every cell and the analysis are reused.
+
+Then the cold run's stage table (issue 30): seconds of the encoder pass and the other featurizers,
+learning-rate tuning, training (wall, and the sum over cells per family), evaluation, analysis and
+its parts; and the optimizer steps each family's cells took (sum, median per cell), so the next
+profile starts from numbers.
 """
 
 from __future__ import annotations
@@ -128,7 +133,9 @@ def main() -> None:
             rows.append((label, wall, cpu, outcome))
             print(f"{label} run wall: {wall:.0f} s" if label == "cold" else f"{label} wall: {wall:.1f} s")
         print_scores(outcome)
+        steps = steps_per_family(rows[0][3])
     print_table(rows, args.profile)
+    print_stages(rows[0][3].timings, rows[0][1], steps)  # type: ignore[attr-defined]
     print(f"precision: {args.precision} (resolved: {resolve_precision(args.precision, rows[0][3].device)})")
 
 
@@ -146,6 +153,60 @@ def print_scores(outcome: object) -> None:
     )
     print(f"full-data {analysis.primary_metric} x 100 ({analysis.full_size} sentences): {cells}")
     print(f"verdict: {recommend(analysis).headline}")
+
+
+def steps_per_family(outcome: object) -> dict[str, tuple[int, int, float]]:
+    """Per family: cells, optimizer steps summed over them, median steps per cell (from the store)."""
+    from advisor.tracking import load_analysis
+
+    curves = load_analysis(outcome.run_id, outcome.tracking_uri).curves  # type: ignore[attr-defined]
+    if "steps" not in curves.columns:
+        return {}
+    grouped = curves.groupby("embedding")["steps"]
+    return {e: (int(g.count()), int(g.sum()), float(g.median())) for e, g in grouped}
+
+
+ANALYSIS_PARTS = ("serving", "contextuality", "difficulty", "gain_model")
+
+
+def stage_rows(timings: dict[str, float], wall: float) -> list[tuple[str, float]]:
+    """(stage, seconds) of one run: what the wall time went to, the parts indented under their stage."""
+    rows = [("read", timings.get("read", 0.0))]
+    rows += [
+        (f"featurize {k.split('.', 1)[1]}", v)
+        for k, v in sorted(timings.items())
+        if k.startswith("featurize.")
+    ]
+    rows += [("tune learning rates (wall)", timings.get("tune", 0.0))]
+    rows += [("train (wall)", timings.get("train_wall", 0.0))]
+    rows += [
+        (f"  cells {k.split('.', 1)[1]} (sum)", v)
+        for k, v in sorted(timings.items())
+        if k.startswith("train.")
+    ]
+    rows += [("  evaluation (sum over cells)", timings.get("evaluate", 0.0))]
+    rows += [("  logging (sum over cells)", timings.get("logging", 0.0))]
+    rows += [("analysis", timings.get("analysis", 0.0))]
+    rows += [(f"  {part}", timings[part]) for part in ANALYSIS_PARTS if part in timings]
+    rows += [("report", timings.get("report", 0.0)), ("wall", wall)]
+    return rows
+
+
+def print_stages(timings: dict[str, float], wall: float, steps: dict[str, tuple[int, int, float]]) -> None:
+    """The cold run's stages in seconds and share of wall, then optimizer steps per family."""
+    table = Table(title="cold run by stage (sums over cells are CPU-side seconds inside the workers)")
+    table.add_column("stage")
+    table.add_column("seconds", justify="right")
+    table.add_column("of wall", justify="right")
+    for stage, seconds in stage_rows(timings, wall):
+        table.add_row(stage, f"{seconds:,.1f}", f"{seconds / wall:.0%}")
+    Console().print(table)
+    steps_table = Table(title="optimizer steps per family (cold run, all sizes and seeds)")
+    for column in ("family", "cells", "steps (sum)", "steps per cell (median)"):
+        steps_table.add_column(column, justify="left" if column == "family" else "right")
+    for family, (cells, total, median) in steps.items():
+        steps_table.add_row(family, str(cells), f"{total:,}", f"{median:,.0f}")
+    Console().print(steps_table)
 
 
 def print_table(rows: list[tuple[str, float, float, object]], profile: str) -> None:

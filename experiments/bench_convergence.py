@@ -10,6 +10,12 @@ seeds, primary metric x 100), their difference, the pooled seed std, the steps t
 seeds) and the cells that hit the ceiling while dev still improved ("under-trained"), then the line
 ``max |default − 4x|: N pts``. A cell converged when ``|default − 4x| <= max(1.0 pt, pooled seed std)``.
 
+That rule (the issue's) fails a converged cell by chance: two 3-seed means differ by ~0.8 of one
+seed's std with no budget effect at all. Both budgets train the same seeds (same subsets, same
+initial weights), so each row also gets the *paired* test: the per-seed differences' mean over its
+standard error, ``t``, and a line counting the rows where the 4x budget scores higher beyond noise
+(one-sided paired t-test, Holm-corrected over all rows of the dataset) — the under-training signal.
+
 The audit measures the *budget*, so both columns train at the same learning rate. Each analysis
 chooses its rates on dev (``advisor.pipeline._tune``); where the 4x analysis chose another rate for
 a family than the default one did, that family is trained once more under the 4x budget at the
@@ -32,6 +38,7 @@ import pandas as pd
 from mlflow.tracking import MlflowClient
 from rich.console import Console
 from rich.table import Table
+from scipy import stats
 
 from advisor.grid import profiles
 from advisor.runner import run_analysis
@@ -116,6 +123,34 @@ def _summary(curves: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def paired(default: pd.DataFrame, larger: pd.DataFrame) -> pd.DataFrame:
+    """Per (family, size): the paired t of default - 4x over the seeds both trained, and its one-sided
+    p-value for "4x is higher" (nan where fewer than two seeds pair up or the differences are all equal)."""
+    keys = ["embedding", "size", "seed"]
+    both = default[[*keys, "score"]].merge(larger[[*keys, "score"]], on=keys, suffixes=("_d", "_4x"))
+    both["d"] = (both["score_d"] - both["score_4x"]) * 100
+    grouped = both.groupby(["embedding", "size"])["d"]
+    out = pd.DataFrame({"n": grouped.size(), "mean": grouped.mean(), "sd": grouped.std(ddof=1)})
+    se = out["sd"] / out["n"] ** 0.5
+    out["t"] = (out["mean"] / se).where(se > 0)
+    out["p_4x_higher"] = [
+        float(stats.t.cdf(t, n - 1)) if math.isfinite(t) and n > 1 else float("nan")
+        for t, n in zip(out["t"], out["n"], strict=True)
+    ]
+    return out[["t", "p_4x_higher"]]
+
+
+def holm(p_values: pd.Series, alpha: float = 0.05) -> pd.Series:
+    """True where Holm's step-down rule rejects at family-wise level ``alpha`` (nan p-values never do)."""
+    order = p_values.dropna().sort_values()
+    rejected = pd.Series(False, index=p_values.index)
+    for rank, (index, p) in enumerate(order.items()):
+        if p > alpha / (len(order) - rank):
+            break
+        rejected[index] = True
+    return rejected
+
+
 def compare(default: Curves, larger: Curves, retuned: Curves) -> pd.DataFrame:
     """One row per (family, size): both budgets at one rate, the difference, the pooled seed std, converged
     or not; and the 4x score under the 4x analysis's own rate choice."""
@@ -125,6 +160,8 @@ def compare(default: Curves, larger: Curves, retuned: Curves) -> pd.DataFrame:
     rows["diff"] = rows["mean_default"] - rows["mean_4x"]
     rows["pooled_std"] = ((rows["std_default"] ** 2 + rows["std_4x"] ** 2) / 2) ** 0.5
     rows["converged"] = rows["diff"].abs() <= rows["pooled_std"].clip(lower=TOLERANCE_PTS)
+    rows = rows.join(paired(default.cells, larger.cells), how="left")
+    rows["higher_4x"] = holm(rows["p_4x_higher"])
     rows = rows.reset_index()
     rows["rates"] = [_rates(default, retuned, family) for family in rows["embedding"]]
     return rows
@@ -150,6 +187,7 @@ def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float]) -> Table:
         "steps def/4x",
         "under-trained",
         "ok",
+        "paired t",
     )
     for column in (*columns, "4x re-tuned"):
         table.add_column(column, justify="left" if column in ("family", "lr") else "right")
@@ -165,10 +203,15 @@ def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float]) -> Table:
             f"{r.steps_default:,.0f} / {r.steps_4x:,.0f}",
             f"{r.under_default:.0f} / {r.under_4x:.0f}",
             "yes" if r.converged else "NO",
+            "–" if not math.isfinite(r.t) else f"{r.t:+.1f}" + (" *" if r.higher_4x else ""),
             "" if "chose" not in r.rates else f"{r.retuned_4x:.1f}",
         )
     walls = ", ".join(f"{budget} {s:,.0f} s" for budget, s in seconds.items())
-    table.caption = f"wall: {walls}; 4x re-tuned: the 4x analysis's own rate choice (shown where it differs)"
+    table.caption = (
+        f"wall: {walls}; paired t: mean of the per-seed (default − 4x) differences over its standard error, "
+        "* = 4x higher beyond noise (one-sided, Holm over the rows); "
+        "4x re-tuned: the 4x analysis's own rate choice (shown where it differs)"
+    )
     return table
 
 
@@ -176,6 +219,13 @@ def _direction(failing: pd.DataFrame) -> str:
     """Under-training predicts the 4x budget scoring *higher*; a 4x that scores lower is selection noise."""
     higher, lower = int((failing["diff"] < 0).sum()), int((failing["diff"] > 0).sum())
     return f"  beyond tolerance: 4x higher in {higher}, 4x lower in {lower} (under-training would make 4x higher)"
+
+
+def _under_trained_beyond_noise(rows: pd.DataFrame) -> str:
+    """The rows where more budget paid beyond seed noise: the ones the default budget under-trains."""
+    hits = rows[rows["higher_4x"]]
+    named = ", ".join(f"{r.embedding} {r.size:,}" for r in hits.itertuples()) or "none"
+    return f"  4x higher beyond noise (paired, one-sided, Holm at 5 % over {len(rows)} rows): {named}"
 
 
 def main() -> None:
@@ -202,6 +252,7 @@ def main() -> None:
         failing = rows[~rows["converged"]]
         console.print(f"{name}: {len(rows) - len(failing)} of {len(rows)} (family, size) converged")
         console.print(_direction(failing))
+        console.print(_under_trained_beyond_noise(rows))
     load = os.getloadavg()[0]
     console.print(f"max |default − 4x|: {worst:.1f} pts  (load average {load:.2f}, {os.cpu_count()} cores)")
     if not math.isfinite(worst):

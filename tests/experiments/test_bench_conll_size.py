@@ -40,3 +40,25 @@ def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
         sentences = bench.read_conll_sentences(paths[part])
         assert len(sentences) == n
         assert len({tuple(t for t, _ in s) for s in sentences}) == n
+
+
+def test_stage_rows_name_every_stage_and_its_parts() -> None:
+    bench = _load_bench()
+    timings = {
+        "read": 1.0,
+        "featurize.contextual": 50.0,
+        "featurize.static": 2.0,
+        "tune": 30.0,
+        "train_wall": 200.0,
+        "train.static": 150.0,
+        "train.contextual": 120.0,
+        "evaluate": 10.0,
+        "analysis": 40.0,
+        "serving": 12.0,
+    }
+    rows = dict(bench.stage_rows(timings, 400.0))
+    assert rows["featurize contextual"] == 50.0 and rows["featurize static"] == 2.0
+    assert rows["tune learning rates (wall)"] == 30.0 and rows["train (wall)"] == 200.0
+    assert rows["  cells static (sum)"] == 150.0 and rows["  cells contextual (sum)"] == 120.0
+    assert rows["  evaluation (sum over cells)"] == 10.0 and rows["  serving"] == 12.0
+    assert rows["wall"] == 400.0 and "  contextuality" not in rows  # a part not timed is not invented
