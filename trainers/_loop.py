@@ -101,7 +101,10 @@ def _train_step(model: TaskModel, optimizer: torch.optim.Optimizer, batch: Batch
 def _fit(model: TaskModel, train: Split, dev: Split, config: TrainConfig, device: torch.device) -> _Fitted:
     """Adam steps with early stopping on the dev primary metric (``trainers._budget``); best weights kept."""
     rng = np.random.default_rng(config.seed)
-    optimizer = torch.optim.Adam(_parameter_groups(model, config), lr=config.lr)
+    # foreach: one kernel per update over all tensors instead of a Python loop over them; the same
+    # float operations (bit-identical weights), ~20 % less optimizer time on CPU (fused Adam is 2x
+    # cheaper still but rounds differently: it would change the scores).
+    optimizer = torch.optim.Adam(_parameter_groups(model, config), lr=config.lr, foreach=True)
     every = eval_interval(len(train), config.batch_size, config.eval_every)
     stopping = EarlyStopping(config.patience, config.min_steps, config.anneals)
     best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}

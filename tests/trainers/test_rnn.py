@@ -4,7 +4,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from trainers._rnn import BiLSTM
+from trainers._rnn import BiLSTM, _reversal_index, _row_index, _take_steps
 
 LENGTHS = torch.tensor([5, 2, 7, 1, 4])
 STEPS, DIM, HIDDEN = 7, 6, 4
@@ -58,3 +58,17 @@ def test_a_seed_gives_the_initial_weights_of_the_bidirectional_module():
     theirs = nn.LSTM(DIM, HIDDEN, batch_first=True, bidirectional=True)
     torch.testing.assert_close(ours.forward_lstm.weight_ih_l0, theirs.weight_ih_l0, rtol=0, atol=0)
     torch.testing.assert_close(ours.backward_lstm.bias_hh_l0, theirs.bias_hh_l0_reverse, rtol=0, atol=0)
+
+
+def test_the_reversal_and_its_gradient_are_exact_copies_of_the_gathered_steps():
+    """The row selection (forward and backward) equals ``gather`` and its ``scatter_add`` bit for bit."""
+    reverse = _reversal_index(LENGTHS, STEPS)
+    inputs = torch.randn(len(LENGTHS), STEPS, DIM, requires_grad=True)
+    weights = torch.randn(len(LENGTHS), STEPS, DIM)
+    gathered = inputs.gather(1, reverse.unsqueeze(2).expand(-1, -1, DIM))
+    (expected_grad,) = torch.autograd.grad((gathered * weights).sum(), inputs)
+    selected = _take_steps(inputs, _row_index(reverse))
+    (grad,) = torch.autograd.grad((selected * weights).sum(), inputs)
+    assert torch.equal(selected, gathered)
+    assert torch.equal(grad, expected_grad)
+    assert torch.equal(_take_steps(selected, _row_index(reverse)), inputs)  # its own inverse
