@@ -394,3 +394,15 @@ def plant_serving(analysis: Any, ms_b1: dict[str, float], ms_b64: dict[str, floa
     table["serving_provenance"] = json.dumps(provenance | {"repeats": 3})
     table["serving_conditions"] = json.dumps({"precision": {e: "float32" for e in table["embedding"]}})
     return replace(analysis, embeddings=table)
+
+
+def assert_within_int8_step(stored: Any, reference: Any, slack: float = 2e-3) -> None:
+    """``stored`` (a cached layer stack or a view of it) equals ``reference`` to within the int8 codes'
+    rounding: half a step of ``max|x| / 127`` per (word, layer) vector, plus ``slack`` for float16 and
+    float32 arithmetic. A wrong scale, a shifted row or a lost layer is far outside it."""
+    ref = np.asarray(reference, np.float32)
+    got = np.asarray(stored, np.float32)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    half_step = np.abs(ref).max(axis=-1, keepdims=True) / 127 / 2
+    excess = np.abs(got - ref) - (half_step * 1.01 + slack)
+    assert (excess <= 0).all(), f"off by up to {float(excess.max()):.3g} beyond half an int8 step"

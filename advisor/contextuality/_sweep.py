@@ -142,19 +142,20 @@ def _sweep_one_seed(
     train, dev, test = features
     scoring = TaskScoring(splits.task, primary_metric(splits.task))  # the headline of the task spec
     idx = subset_indices(subset_order(splits.train, seed), size)
-    train_seed, corpus_seed = train.subset(idx), splits.train.subset(idx)
+    corpus_seed = splits.train.subset(idx)  # its features: rows of ``train`` read per batch, no copy
     rows, weights = [], []
     for layer in [str(i) for i in range(train.n_layers)] + ["mix"]:
         started = time.perf_counter()
         pick = (lambda f: f) if layer == "mix" else (lambda f, i=int(layer): f.layer(i))
         result = fit_and_evaluate(
-            pick(train_seed),
+            pick(train),
             corpus_seed,
             pick(dev),
             splits.dev,
             pick(test),
             splits.test,
             TrainConfig(**config, seed=seed),
+            train_items=idx,
             scoring=scoring,
         )
         rows.append(

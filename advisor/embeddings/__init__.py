@@ -34,6 +34,7 @@ from advisor.embeddings._distilled import (
 )
 from advisor.embeddings._encoder_files import encoder_depth
 from advisor.embeddings._layer_choice import LayerChoice, parse_layer
+from advisor.embeddings._quantized import QuantizedStack, quantize
 from advisor.embeddings._random import UNKNOWN_ROW, RandomEmbedding, circulant_table
 from advisor.embeddings._sentence_models import is_sentence_embedding_model
 from advisor.embeddings._static import PACKAGED_GLOVE, StaticEmbedding, VectorTable, is_float, load_vectors
@@ -54,6 +55,7 @@ __all__ = [
     "FeatureWriter",
     "LayerChoice",
     "Model2VecTable",
+    "QuantizedStack",
     "RandomEmbedding",
     "StaticEmbedding",
     "VectorTable",
@@ -69,5 +71,6 @@ __all__ = [
     "model_fingerprint",
     "parse_distill_layer",
     "parse_layer",
+    "quantize",
     "tokens_hash",
 ]

@@ -1,16 +1,16 @@
-"""On-disk cache of contextual word features: one float16 ``.npy`` memmap per (corpus, model, settings).
+"""On-disk cache of contextual word features: memmaps per (corpus, model, settings), read per batch.
 
 Why: a forward pass over a corpus costs minutes on CPU while the grid trains dozens of small
 models on the same features, and a second ``advisor run`` on the same data should cost nothing.
 
-An entry is a directory ``<root>/<key>/`` holding ``vectors.npy`` (float16, rows = words; either
-``(words, dim)`` or a layer stack ``(words, layers, dim)``), ``offsets.npy`` and ``meta.json``. It is
-written inside a temporary directory and renamed into place only when complete, so an interrupted
-run leaves no entry rather than a corrupt one. Vectors are written batch by batch into the memmap,
-so a CoNLL-size corpus at 768-d never sits in RAM, and the pages already written are dropped from
-the process (:func:`release_pages`) as it goes, so its resident memory does not grow with the corpus
-either. :meth:`FeatureCache.derive` turns an all-layer entry into a reduced one (e.g. the mean of the
-last four layers) chunk by chunk, without the model.
+An entry is a directory ``<root>/<key>/`` holding ``offsets.npy``, ``meta.json`` and the vectors:
+a layer stack ``(words, layers, dim)`` as ``codes.npy`` (int8) and ``scales.npy`` (float16, one per
+word and layer; :mod:`._quantized`, half the bytes of float16 and read back as float32 per gather),
+or plain ``(words, dim)`` rows as ``vectors.npy`` (float16). It is written inside a temporary
+directory and renamed into place only when complete, so an interrupted run leaves no entry rather
+than a corrupt one. Vectors are written batch by batch into the memmaps, so a CoNLL-size corpus at
+768-d never sits in RAM, and the pages already written are dropped from the process
+(:func:`release_pages`) as it goes, so its resident memory does not grow with the corpus either.
 """
 
 from __future__ import annotations
@@ -23,23 +23,23 @@ import shutil
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from advisor.embeddings._quantized import QuantizedStack
 from advisor.features import TokenFeatures
 
 __all__ = ["CACHE_FORMAT", "FeatureCache", "FeatureWriter", "release_pages", "tokens_hash"]
 
-#: Bump when the layout or the meaning of cached vectors changes: old entries are then ignored.
-CACHE_FORMAT = 2
+#: Bump when the layout or the meaning of cached vectors changes: old entries are then ignored
+#: (their keys differ). 3: layer stacks stored as int8 codes + float16 scales, no derived entries.
+CACHE_FORMAT = 3
 _STALE_TMP_SECONDS = 24 * 3600
-_DERIVE_ROWS = 16_384  # rows per chunk when reducing a layer stack: a few MB whatever the corpus size
 
 
-def release_pages(array: np.ndarray) -> None:
+def release_pages(array: np.ndarray | QuantizedStack) -> None:
     """Drop a memory-mapped array's pages from this process's resident set (a no-op for other arrays).
 
     Why: pages written through a shared file mapping stay mapped, so resident memory would grow
@@ -47,6 +47,10 @@ def release_pages(array: np.ndarray) -> None:
     in the kernel's page cache, which writes it back and evicts it as needed. ``MADV_DONTNEED`` on a
     shared file mapping unmaps them without losing anything: a later access reads the file again.
     """
+    if isinstance(array, QuantizedStack):
+        release_pages(array.codes)
+        release_pages(array.scales)
+        return
     handle = getattr(array, "_mmap", None)
     if isinstance(handle, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         handle.madvise(mmap.MADV_DONTNEED)
@@ -76,11 +80,11 @@ class FeatureCache:
         return self.root / key
 
     def load(self, key: str) -> TokenFeatures | None:
-        """The cached features as a read-only float16 memmap, or None if absent or unreadable."""
+        """The cached features on read-only memmaps (a stack: :class:`QuantizedStack`), or None if absent or unreadable."""
         entry = self.path(key)
         try:
             meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
-            vectors = np.load(entry / "vectors.npy", mmap_mode="r")
+            vectors = _open_vectors(entry, meta)
             offsets = np.load(entry / "offsets.npy")
             shape = (
                 (meta["n_rows"], meta["n_layers"], meta["dim"])
@@ -89,7 +93,7 @@ class FeatureCache:
             )
             if vectors.shape != shape or len(offsets) != meta["n_items"] + 1:
                 raise ValueError("shape does not match meta.json")
-            return TokenFeatures(vectors=vectors, offsets=offsets)
+            return TokenFeatures(vectors=vectors, offsets=offsets)  # type: ignore[arg-type]
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -102,27 +106,10 @@ class FeatureCache:
     def writer(
         self, key: str, offsets: np.ndarray, dim: int, meta: dict[str, Any], n_layers: int | None = None
     ) -> FeatureWriter:
-        """A writer for ``(words, dim)`` vectors, or a ``(words, n_layers, dim)`` stack when ``n_layers`` is set."""
+        """A writer for ``(words, dim)`` float16 vectors, or a quantized ``(words, n_layers, dim)`` stack when ``n_layers`` is set."""
         self.root.mkdir(parents=True, exist_ok=True)
         self._remove_stale_tmp()
         return FeatureWriter(self.path(key), offsets, dim, meta, n_layers)
-
-    def derive(
-        self,
-        key: str,
-        source: TokenFeatures,
-        reduce: Callable[[np.ndarray], np.ndarray],
-        meta: dict[str, Any],
-    ) -> TokenFeatures:
-        """Write ``reduce(stack rows)`` for every row of an all-layer entry, chunk by chunk (flat memory)."""
-        with self.writer(key, source.offsets, source.dim, meta) as writer:
-            n_rows = len(source.vectors)
-            for start in range(0, n_rows, _DERIVE_ROWS):
-                block = np.asarray(source.vectors[start : start + _DERIVE_ROWS], dtype=np.float32)
-                writer.vectors[start : start + len(block)] = reduce(block).astype(np.float16)
-                release_pages(source.vectors)
-                release_pages(writer.vectors)
-            return writer.commit()
 
     def _remove_stale_tmp(self) -> None:
         """Temporary directories of runs killed long ago; recent ones may belong to a live run."""
@@ -135,8 +122,32 @@ class FeatureCache:
                 pass
 
 
+def _open_vectors(entry: Path, meta: dict[str, Any]) -> np.ndarray | QuantizedStack:
+    """An entry's vectors on read-only memmaps, stored as its ``meta.json`` says."""
+    if meta.get("dtype") == "int8":
+        codes = np.load(entry / "codes.npy", mmap_mode="r")
+        return QuantizedStack(codes, np.load(entry / "scales.npy", mmap_mode="r"))
+    return np.load(entry / "vectors.npy", mmap_mode="r")
+
+
+def _create_vectors(tmp: Path, n_rows: int, dim: int, n_layers: int | None) -> np.ndarray | QuantizedStack:
+    """Writable memmaps for an entry: float16 rows, or a stack's int8 codes and float16 scales."""
+    if not n_layers:
+        return np.lib.format.open_memmap(
+            tmp / "vectors.npy", mode="w+", dtype=np.float16, shape=(n_rows, dim)
+        )
+    codes = np.lib.format.open_memmap(
+        tmp / "codes.npy", mode="w+", dtype=np.int8, shape=(n_rows, n_layers, dim)
+    )
+    scales = np.lib.format.open_memmap(
+        tmp / "scales.npy", mode="w+", dtype=np.float16, shape=(n_rows, n_layers)
+    )
+    return QuantizedStack(codes, scales)
+
+
 class FeatureWriter:
-    """Fill ``vectors`` (a float16 memmap) then ``commit()``; leaving the ``with`` block without commit discards it."""
+    """Fill ``vectors`` (float rows; a stack quantizes them as they are assigned) then ``commit()``;
+    leaving the ``with`` block without commit discards it."""
 
     def __init__(
         self, entry: Path, offsets: np.ndarray, dim: int, meta: dict[str, Any], n_layers: int | None = None
@@ -145,17 +156,14 @@ class FeatureWriter:
         self.tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name}-", dir=entry.parent))
         self.offsets = np.asarray(offsets, dtype=np.int64)
         n_rows = int(self.offsets[-1])
-        shape = (n_rows, dim) if not n_layers else (n_rows, n_layers, dim)
-        self.vectors = np.lib.format.open_memmap(
-            self.tmp / "vectors.npy", mode="w+", dtype=np.float16, shape=shape
-        )
+        self.vectors = _create_vectors(self.tmp, n_rows, dim, n_layers)
         self.meta = {
             **meta,
             "n_rows": n_rows,
             "n_items": len(self.offsets) - 1,
             "dim": dim,
             "n_layers": int(n_layers or 0),
-            "dtype": "float16",
+            "dtype": "int8" if n_layers else "float16",
         }
         self.committed = False
 
@@ -168,7 +176,10 @@ class FeatureWriter:
 
     def commit(self) -> TokenFeatures:
         """Flush, write offsets and meta, rename into place; returns the entry opened read-only."""
-        self.vectors.flush()
+        stored = self.vectors
+        for array in (stored.codes, stored.scales) if isinstance(stored, QuantizedStack) else (stored,):
+            array.flush()  # type: ignore[union-attr]
+        del stored
         del self.vectors
         np.save(self.tmp / "offsets.npy", self.offsets)
         self.meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -178,8 +189,9 @@ class FeatureWriter:
         except OSError:  # a concurrent run committed the same key first: keep theirs
             shutil.rmtree(self.tmp, ignore_errors=True)
         self.committed = True
-        vectors = np.load(self.entry / "vectors.npy", mmap_mode="r")
-        return TokenFeatures(vectors=vectors, offsets=np.load(self.entry / "offsets.npy"))
+        meta = json.loads((self.entry / "meta.json").read_text(encoding="utf-8"))
+        vectors = _open_vectors(self.entry, meta)
+        return TokenFeatures(vectors=vectors, offsets=np.load(self.entry / "offsets.npy"))  # type: ignore[arg-type]
 
     def discard(self) -> None:
         if hasattr(self, "vectors"):

@@ -3,16 +3,18 @@
 How a word gets one vector: the sentence's words are tokenized as pre-split words, the encoder runs
 frozen (eval mode, ``torch.inference_mode``), and each word's sub-word pieces are pooled with
 ``word_ids()`` ("first" piece, or "mean" of its pieces) from every hidden layer (0 = the embedding
-layer). The cache keeps that whole layer stack once per (corpus, model, pooling, window), fp16, and
-the ``layer`` option only decides how it is read: "mix" hands the stack to the downstream model,
-which learns an ELMo-style scalar mix of the layers; "last" or an index is a view of one layer;
-"mean-last-K" is reduced from the stack once and cached beside it. Switching ``layer`` therefore
-never runs the encoder again. Storing all layers costs little: the forward pass computes them anyway.
+layer). The cache keeps that whole layer stack once per (corpus, model, pooling, window), as int8
+codes with a float16 scale per word and layer (:mod:`._quantized`: half of float16), and the
+``layer`` option only decides how it is read: "mix" hands the stack to the downstream model, which
+learns an ELMo-style scalar mix of the layers; "last" or an index is a view of one layer;
+"mean-last-K" a view that averages K layers of the rows a batch gathers. Switching ``layer``
+therefore never runs the encoder again, and no other entry is stored. Storing all layers costs
+little: the forward pass computes them anyway.
 
 Long sentences are never truncated: pieces are cut into windows of the model's length with an
 overlap, each piece takes its vector from the window where it sits farthest from an edge, and
 every word still gets exactly one row. Windows are batched sorted by length (little padding) and
-written straight into the float16 feature cache, so a second featurize of the same corpus runs no
+written straight into the feature cache, so a second featurize of the same corpus runs no
 forward pass at all and does not even load the model.
 
 Memory stays flat whatever the corpus size: sentences are encoded in chunks whose bookkeeping is
@@ -41,6 +43,7 @@ from advisor.embeddings._cache import FeatureCache, tokens_hash
 from advisor.embeddings._encoder import EncoderLoading, default_encoder, model_fingerprint, resolve_device
 from advisor.embeddings._encoding import WindowEncoding
 from advisor.embeddings._layer_choice import parse_layer
+from advisor.embeddings._quantized import QuantizedStack
 from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
@@ -114,9 +117,6 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
             dtype=self.dtype,
         )
 
-    def _derived_key(self, corpus: Corpus) -> str:
-        return self.cache.key(source=self.cache_key(corpus), layer=self.layer.text)
-
     # -- featurize ---------------------------------------------------------------------------
 
     def featurize(self, corpus: Corpus) -> TokenFeatures:
@@ -132,7 +132,7 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
             self.last_encode_seconds = time.perf_counter() - start
         else:
             stack = self.featurize_layers(corpus)
-            features = self._read_choice(corpus, stack)
+            features = self._read_choice(stack)
         self.last_featurize_seconds = time.perf_counter() - start
         return features
 
@@ -159,25 +159,16 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
             writer.meta["seconds"] = self.last_encode_seconds = time.perf_counter() - start
             return writer.commit()
 
-    def _read_choice(self, corpus: Corpus, stack: TokenFeatures) -> TokenFeatures:
-        """The ``layer`` option applied to a cached stack: the stack, a one-layer view, or a cached reduction."""
+    def _read_choice(self, stack: TokenFeatures) -> TokenFeatures:
+        """The ``layer`` option applied to the cached stack: the stack, or a lazy view of one layer or
+        of the mean of several, dequantized per gather (nothing else is stored, nothing read twice)."""
         if self.layer.mix:
             return stack
+        if not isinstance(stack.vectors, QuantizedStack):  # the cache always stores stacks quantized
+            raise TypeError(f"expected a cached layer stack, got {type(stack.vectors).__name__}")
         indices = self.layer.indices(self.n_layers)
-        if len(indices) == 1:
-            return stack.layer(indices[0])
-        key = self._derived_key(corpus)
-        cached = self.cache.load(key)
-        if cached is not None and np.array_equal(cached.offsets, stack.offsets):
-            return cached
-        first, last = indices[0], indices[-1] + 1
-        meta = {
-            "model": self.model_ref,
-            **self._cache_meta(),
-            "layer": self.layer.text,
-            "derived_from": self.cache_key(corpus),
-        }
-        return self.cache.derive(key, stack, lambda block: block[:, first:last].mean(axis=1), meta)
+        view = stack.vectors.layer_mean(indices[0], indices[-1] + 1)
+        return TokenFeatures(vectors=view, offsets=stack.offsets)  # type: ignore[arg-type]
 
     def _cache_meta(self) -> dict[str, ParamValue]:
         """What an entry's meta.json records: the settings, minus the layer choice (entries serve every choice)."""

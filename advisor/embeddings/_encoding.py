@@ -53,7 +53,7 @@ class _PageBudget:
     written: int = 0
 
     def add(self, rows: int) -> None:
-        self.written += rows * int(self.out.itemsize * np.prod(self.out.shape[1:]))
+        self.written += rows * (int(self.out.nbytes) // max(len(self.out), 1))  # bytes per row as stored
         if self.written >= _RELEASE_BYTES:
             release_pages(self.out)
             self.written = 0
@@ -285,7 +285,7 @@ class WindowEncoding:
         for i in np.flatnonzero(~complete):
             row = int(unique_rows[i])
             partial[row] = partial.get(row, 0) + pooled[i]
-        if complete.all():
-            out[unique_rows] = pooled.astype(np.float16)
+        if complete.all():  # float32 rows: ``out`` stores them as it stores (float16, or int8 + scales)
+            out[unique_rows] = pooled
         elif complete.any():
-            out[unique_rows[complete]] = pooled[complete].astype(np.float16)
+            out[unique_rows[complete]] = pooled[complete]

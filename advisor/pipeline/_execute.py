@@ -26,6 +26,7 @@ from typing import Any
 
 from advisor._error_codes import E211
 from advisor.grid import Cell, subset_indices
+from advisor.pipeline._memory import return_freed_memory
 from advisor.vocabulary import primary_metric
 
 __all__ = [
@@ -109,7 +110,9 @@ def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
         train_items=items,
         scoring=scoring,
     )
-    return cell, result, time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    return_freed_memory()  # a worker's heap otherwise keeps every cell's per-batch arrays
+    return cell, result, seconds
 
 
 # -- the ordering, whatever runs the cells -----------------------------------------------------------
@@ -209,6 +212,15 @@ def _train_in_worker(cell: Cell) -> CellOutcome:
     return train_one(cell, _STATE)
 
 
+def _import_what_every_worker_imports() -> None:
+    """Import once here what each worker would import on its first cell, so forked workers inherit it.
+
+    Why: the first ``torch.optim.Adam`` of a process imports ``torch._dynamo`` (~2 s CPU on this
+    2-core machine), and every pool (learning-rate trials, the grid, its extension) forks fresh workers.
+    """
+    import torch._dynamo  # noqa: F401
+
+
 def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
     """Yield (cell, result, seconds) from ``n_workers`` forked processes (one: in this process)."""
     if n_workers <= 1:
@@ -219,6 +231,7 @@ def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterat
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     context = multiprocessing.get_context("fork")
+    _import_what_every_worker_imports()
     pool = ProcessPoolExecutor(
         n_workers, mp_context=context, initializer=_worker_init, initargs=(state, os.getpid())
     )

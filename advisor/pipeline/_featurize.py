@@ -16,6 +16,7 @@ from typing import Any
 
 from advisor.data import DataSplits
 from advisor.grid import Cell, GridPlan
+from advisor.pipeline._memory import return_freed_memory
 from advisor.tracking import AnalysisTracker
 from advisor.vocabulary import family, featurize_order
 
@@ -157,6 +158,7 @@ def _featurize(
             metrics[f"encode_seconds.{name}"] = encode_seconds
         metrics[f"featurize_items_per_s.{name}"] = n_items / max(seconds, 1e-9)
         info.append(_embedding_info(name, embedding))
+        return_freed_memory()
     tracker.log_parent_metrics(metrics)
     tracker.log_parent_params_once({"embedding_info": json.dumps(info, default=str)})
     return features

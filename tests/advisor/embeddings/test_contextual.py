@@ -5,10 +5,11 @@ import pytest
 import torch
 
 from advisor.data import Corpus
-from advisor.embeddings import ContextualEmbedding, make_embedding
+from advisor.embeddings import ContextualEmbedding, QuantizedStack, make_embedding
 from advisor.errors import ConfigError
+from tests.helpers import assert_within_int8_step
 
-ATOL = 2e-2  # the cache stores float16
+ATOL = 2e-2  # the cache stores int8 codes: within half a step of max|x| / 127 (tiny BERT: |x| < 4)
 
 
 def _corpus(sentences: list[list[str]]) -> Corpus:
@@ -59,11 +60,12 @@ def make(tiny_bert_dir, tmp_path):
     return build
 
 
-def test_one_row_per_word_float16(make):
+def test_one_row_per_word_read_from_int8_codes(make):
     emb = make()
     feats = emb.featurize(_corpus(SENTENCES))
     assert emb.dim == 32 and feats.dim == 32
-    assert feats.vectors.dtype == np.float16
+    assert isinstance(feats.vectors, QuantizedStack) and feats.vectors.codes.dtype == np.int8
+    assert feats.vectors.dtype == np.float32 and feats.vectors.shape == (17, 32)
     assert feats.lengths().tolist() == [len(s) for s in SENTENCES]
     assert np.isfinite(feats.vectors).all()
     assert (np.abs(np.asarray(feats.vectors, dtype=np.float32)).sum(axis=1) > 0).all()  # every row written
@@ -163,7 +165,7 @@ def test_second_featurize_is_a_cache_hit_without_model(make, monkeypatch):
     again = make()
     cached = again.featurize(corpus)
     assert again.last_cache_hit and again.forward_calls == 0 and again._model is None
-    assert isinstance(cached.vectors, np.memmap)
+    assert isinstance(cached.vectors.codes, np.memmap) and isinstance(cached.vectors.scales, np.memmap)
     np.testing.assert_array_equal(cached.vectors, computed.vectors)
     np.testing.assert_array_equal(cached.offsets, computed.offsets)
     # Same words with other labels share the entry; other settings do not.
@@ -251,7 +253,7 @@ def test_chunks_and_page_releases_give_the_rows_of_one_pass(make, monkeypatch, t
     monkeypatch.setattr(_encoding, "_RELEASE_BYTES", 1)
     monkeypatch.setattr(_encoding, "release_pages", lambda a: (released.append(1), real_release(a)))
     chunked = make(cache_dir=tmp_path / "chunked", batch_size=2).featurize(_corpus(sentences))
-    np.testing.assert_allclose(np.asarray(chunked.vectors, np.float32), whole, atol=1e-3)
+    assert_within_int8_step(chunked.vectors, whole)
     assert len(released) > 4  # after batches, after each chunk's writes, and at the end
 
 
@@ -261,7 +263,7 @@ def test_written_pages_are_released_by_bytes_across_chunks(make, monkeypatch, tm
 
     sentences = [["the", "bank"], ["a", "film"], ["the", "river"], ["he", "went"], ["she", "saw"], ["a", "b"]]
     emb = make(cache_dir=tmp_path / "c", layer="mix")
-    row_bytes = (emb.n_layers + 1) * emb.dim * 2  # float16 layer stack
+    row_bytes = (emb.n_layers + 1) * (emb.dim + 2)  # int8 codes and a float16 scale per layer
     released: list[int] = []
     monkeypatch.setattr(_encoding, "_ENCODE_CHUNK", 1)
     monkeypatch.setattr(_encoding, "_RELEASE_BYTES", 3 * row_bytes)

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from advisor.data import Corpus
-from advisor.embeddings import ContextualEmbedding, make_embedding
-from advisor.embeddings import _cache as cache_module
+from advisor.embeddings import ContextualEmbedding, QuantizedStack, make_embedding
+from tests.helpers import assert_within_int8_step
 
-ATOL = 2e-2  # the cache stores float16
+ATOL = 2e-2  # the cache stores int8 codes: within half a step of max|x| / 127 (tiny BERT: |x| < 4)
 
 SENTENCES = [
     ["John", "visited", "Paris", "yesterday"],
@@ -53,9 +53,10 @@ def test_mix_is_the_default_and_returns_every_layer(make, tiny_bert_dir):
     emb = make()
     feats = emb.featurize(_corpus())
     assert emb.layer.text == "mix" and feats.vectors.shape == (11, 3, 32) and feats.n_layers == 3
-    assert feats.vectors.dtype == np.float16 and feats.dim == 32
+    assert isinstance(feats.vectors, QuantizedStack) and feats.vectors.codes.dtype == np.int8
+    assert feats.vectors.dtype == np.float32 and feats.dim == 32  # dequantized as it is read
     expected = _reference_states(tiny_bert_dir, SENTENCES[2])
-    np.testing.assert_allclose(np.asarray(feats.item(2), np.float32), expected, atol=ATOL)
+    assert_within_int8_step(feats.item(2), expected)
 
 
 def test_all_layers_are_written_once_and_every_choice_reads_them_without_the_model(
@@ -90,26 +91,29 @@ def test_all_layers_are_written_once_and_every_choice_reads_them_without_the_mod
     again = make(layer="mix")
     np.testing.assert_array_equal(again.featurize(corpus).vectors, stack.vectors)
     assert again.forward_calls == 0
-    # Only the reduction got an entry of its own; the one-layer choices are views of the stack.
-    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]) == 2
+    # No choice writes an entry of its own: one layer or a mean of several is a view of the stack.
+    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]) == 1
 
 
-def test_derived_reduction_is_streamed_in_chunks(make, monkeypatch):
-    monkeypatch.setattr(cache_module, "_DERIVE_ROWS", 3)  # 11 rows -> 4 chunks
+def test_a_mean_of_layers_is_computed_per_gather_from_the_codes(make):
     corpus = _corpus()
     stack = np.asarray(make().featurize(corpus).vectors, np.float32)
     reduced = make(layer="mean-last-2").featurize(corpus)
-    assert isinstance(reduced.vectors, np.memmap)
-    np.testing.assert_allclose(np.asarray(reduced.vectors, np.float32), stack[:, 1:].mean(1), atol=1e-3)
+    assert isinstance(reduced.vectors, QuantizedStack) and isinstance(reduced.vectors.codes, np.memmap)
+    assert reduced.vectors.shape == (11, 32) and reduced.dim == 32
+    rows = np.array([[10, 0], [4, 4]])  # a padded batch's gather, rows in any order and repeated
+    np.testing.assert_allclose(reduced.vectors[rows], stack[:, 1:].mean(1)[rows], rtol=1e-6, atol=1e-7)
 
 
 def test_without_cache_the_same_values_in_memory(make):
     corpus = _corpus()
     cached = make().featurize(corpus)
-    for layer, index in [("mix", slice(None)), ("last", 2), ("mean-last-2", None)]:
+    plain_stack = make(use_cache=False).featurize(corpus).vectors
+    assert isinstance(plain_stack, np.ndarray) and plain_stack.dtype == np.float16  # in memory: no codes
+    assert_within_int8_step(cached.vectors, plain_stack)
+    full = np.asarray(plain_stack, np.float32)
+    for layer, expected in [("last", full[:, 2]), ("mean-last-2", full[:, 1:].mean(1))]:
         plain = make(layer=layer, use_cache=False).featurize(corpus)
-        full = np.asarray(cached.vectors, np.float32)
-        expected = full[:, 1:].mean(1) if index is None else full[:, index]
         np.testing.assert_allclose(np.asarray(plain.vectors, np.float32), expected, atol=1e-3)
 
 

@@ -61,3 +61,19 @@ def test_random_borrows_the_norm_of_static_fitted_first(tmp_path: Path, tiny_vec
     features = featurize_missing(plan, plan.cells, options, splits, _NoTracker(), {}, _quiet, _event, None)
     expected = load_vectors(str(tiny_vectors_file)).mean_norm
     assert np.isclose(features["random"][0].target_norm, expected)  # not the packaged GloVe's norm
+
+
+def test_the_heap_is_trimmed_after_each_embedding(
+    tmp_path: Path, tiny_vectors_file: Path, monkeypatch
+) -> None:
+    from advisor.pipeline import _featurize
+
+    calls: list[int] = []
+    monkeypatch.setattr(_featurize, "return_freed_memory", lambda: calls.append(1))
+    files = {part: str(write_ner(tmp_path / f"{part}.conll", n, i)) for i, (part, n) in
+             enumerate((("train", 30), ("dev", 8), ("test", 10)))}  # fmt: skip
+    splits = read_splits(files["train"], "ner", dev=files["dev"], test=files["test"])
+    plan = plan_grid(len(splits.train), ["random", "static"], profiles.get("quick"), sizes=[30], seeds=1)
+    options = {"random": {"dim": 8}, "static": {"path": str(tiny_vectors_file)}}
+    featurize_missing(plan, plan.cells, options, splits, _NoTracker(), {}, _quiet, _event, None)
+    assert len(calls) == 2
