@@ -25,6 +25,8 @@ __all__ = [
     "cell_label",
     "duration_text",
     "estimate_seconds",
+    "evidence_first",
+    "evidence_rounds",
     "expected_steps",
     "plan_grid",
     "profiles",
@@ -178,6 +180,27 @@ def plan_grid(
     )
 
 
+def evidence_first(cells: list[Cell]) -> list[Cell]:
+    """The cells in the order the decision needs them (``--until decided``): one seed of every family
+    at the largest size, then the next seed there, then the smaller sizes descending, seed by seed.
+
+    The verdict is decided at the largest size; the smaller sizes feed the curves and the extrapolation.
+    Stable: within a round (one size, one seed) the families keep their order in ``cells``.
+    """
+    return sorted(cells, key=lambda cell: (-cell.size, cell.seed))
+
+
+def evidence_rounds(cells: list[Cell]) -> list[list[Cell]]:
+    """:func:`evidence_first` cut into rounds, one per (size, seed): after each the early verdict is looked at."""
+    rounds: list[list[Cell]] = []
+    for cell in evidence_first(cells):
+        if rounds and (rounds[-1][0].size, rounds[-1][0].seed) == (cell.size, cell.seed):
+            rounds[-1].append(cell)
+        else:
+            rounds.append([cell])
+    return rounds
+
+
 def subset_order(corpus: Corpus, seed: int) -> np.ndarray:
     """A permutation of the training items whose every prefix is a (stratified) random subset."""
     rng = np.random.default_rng(10_007 + seed)
@@ -220,11 +243,13 @@ class Throughput:
     seconds_per_step: dict[str, float] = field(default_factory=dict)  # family -> s per optimizer step
     steps_ratio: dict[str, float] = field(default_factory=dict)  # family -> steps taken / expected_steps
     based_on: str = "constants for 2 CPU cores (nothing measured on this machine yet)"
+    contention: float = 1.0  # how much the machine's load now slows the constant (idle cores: 1)
 
     def step_seconds(self, family: str) -> float:
         """The family's measured seconds per step, else the other families' mean, else the constant."""
         known = self.seconds_per_step
-        return known.get(family) or (sum(known.values()) / len(known) if known else _SECONDS_PER_STEP)
+        fallback = _SECONDS_PER_STEP * self.contention
+        return known.get(family) or (sum(known.values()) / len(known) if known else fallback)
 
     def steps(self, size: int, family: str, profile: Profile, max_steps: int | None) -> float:
         """The rule's steps, scaled by how many steps this family's cells took here, within floor and ceiling."""
@@ -269,10 +294,13 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{max(seconds, 10):.0f} s"
 
 
-def duration_text(seconds: float, plan: GridPlan, based_on: str) -> str:
-    """One line for the app before Run: the expected duration, the grid, and what the estimate rests on."""
+def duration_text(seconds: float, plan: GridPlan, based_on: str, rough: bool = False) -> str:
+    """One line for the app before Run: the expected duration, the grid, and what the estimate rests on
+    (``rough``: training speed not measured here yet, so the line says it is a first guess)."""
+    about = "a rough first guess of about" if rough else "about"
+    seeds = f"{len(plan.seeds)} seed" + "s" * (len(plan.seeds) != 1)
     return (
-        f"Expected duration: about {_duration(seconds)} for {len(plan.cells)} cells "
-        f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {len(plan.seeds)} seeds); "
+        f"Expected duration: {about} {_duration(seconds)} for {len(plan.cells)} cells "
+        f"({len(plan.embeddings)} embeddings × {len(plan.sizes)} sizes × {seeds}); "
         f"based on {based_on}."
     )

@@ -37,6 +37,8 @@ STAGES: dict[str, str] = {
     "read": "reading the data",
     "warning": "warning",  # a reader's warning: the same words as ``advisor inspect``
     "plan": "planning the grid",
+    "estimate": "expected duration",  # before the first model loads: the sentence the app shows before Run
+    "early": "early verdict",  # --until decided: after each round at the largest size
     "featurize": "featurizing",
     "tune": "choosing each family's learning rate on dev",
     "cell": "training cells",
@@ -90,7 +92,7 @@ def describe(event: Any) -> str:
             f"learning-rate trial [{event.done}/{event.total}] {c.embedding:<10} lr {c.lr:g} size {c.size:,} "
             f"seed {c.seed}: dev {event.score:.4f} ({event.seconds:.1f}s)"
         )
-    if event.stage == "featurize":  # the start of an embedding: "featurizing with contextual"
+    if event.stage in ("featurize", "estimate", "early"):  # "featurizing with contextual"; "Expected …"
         return event.message or stage
     if event.stage == "plan":
         return f"grid: {event.total} cells, {event.done} already finished, {event.message}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from numbers import Integral
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from advisor.pipeline import (
     RunPlan,
     StageContext,
     choose_learning_rates,
+    estimate_run,
     extension_floor,
     featurize_missing,
     final_report,
@@ -46,6 +48,7 @@ from advisor.pipeline import (
     then_own_trainers,
     train_cells,
     train_one,
+    train_until_decided,
     trains_itself,
     tuning_size,
     with_size,
@@ -65,7 +68,7 @@ _train_one = train_one  # the name advisor.backends used before the executor mov
 class ProgressEvent:
     """What a progress display needs: cells done / total, the current cell, its result."""
 
-    stage: str  # "read" | "plan" | "featurize" | "tune" | "cell" | "analysis" | "done" (advisor.progress)
+    stage: str  # one of advisor.progress.STAGES ("read", "plan", "estimate", ..., "early", "done")
     done: int = 0
     total: int = 0
     message: str = ""
@@ -171,15 +174,22 @@ def _run_analysis(
     splits = _read(settings, splits, notify)
     timings: dict[str, float] = {"read": time.perf_counter() - started}
     plan = plan_run(settings, splits)
+    estimate = estimate_run(settings, splits, calibrate=False).text()  # no encoder load; before any run
     tracker = _open(settings, plan, splits, notify)
     pending, reused = _pending(settings, plan, tracker, notify)
+    if pending and not reused:  # the line the app shows before Run; a resume's ETA measures what is left
+        notify(ProgressEvent("estimate", message=estimate))
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
     training = _Training(settings, splits, sink, notify, fail_after)
-    status, analysis = "FAILED", None
+    status, analysis, stop = "FAILED", None, None
     try:
-        if pending:
+        if settings.until == "decided":  # round by round, evidence first (advisor.pipeline._rounds)
+            training.clock, batch = _clock(settings, plan), partial(training.train, plan, reused=reused)
+            stop = train_until_decided(plan, pending, sink, batch, notify, ProgressEvent, training.clock)
+        elif pending:
             training.train(plan, pending, reused)
-        plan, reused = _extend(plan, training, reused)
+        if stop is None:  # a settled stop trains no smaller size
+            plan, reused = _extend(plan, training, reused)
         training.features.clear()  # the analysis needs the memory more
         if sink.computed or not tracker.analysis_complete():
             analysis = _analyse(settings, plan, splits, sink, reused, notify)

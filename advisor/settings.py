@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor._error_codes import E215
+from advisor.limits import LIMITS
 from advisor.vocabulary import PAPER_FAMILIES, parse_list
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "FORM_LABELS",
     "LIMITS",
     "SETTINGS",
+    "UNTIL",
     "RunSettings",
     "Setting",
     "default_of",
@@ -48,6 +50,10 @@ DEFAULT_EXPERIMENT = "advisor"
 #: piece (as BERT's NER head reads it). The run, the layer sweep, the contextuality command and the app
 #: all default to it.
 DEFAULT_POOLING = "first"
+
+#: ``--until``: train the whole grid (the default), or stop once the verdict is settled by the
+#: error-controlled rule of :mod:`advisor.verdict` (issue 31; ``advisor.pipeline`` trains round by round).
+UNTIL: tuple[str, ...] = ("complete", "decided")
 
 
 @dataclass
@@ -78,6 +84,7 @@ class RunSettings:
     random_dim: int | None = None
     max_steps: int | None = None  # the step ceiling of a cell (default from the profile)
     patience: int | None = None  # dev evaluations without improvement before a cell stops
+    until: str = UNTIL[0]  # "complete": the whole grid; "decided": stop when the verdict is settled
     lr: float | None = None  # one learning rate for every family; None: chosen on dev per family
     workers: int | None = None
     tracking_uri: str | None = None
@@ -235,6 +242,14 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         ("--patience",),
         "dev evaluations without improvement before a cell stops (default from the profile)",
+        "grid",
+    ),
+    _s(
+        "until",
+        "text",
+        ("--until",),
+        "complete (default): train the whole grid; decided: train the largest size seed by seed and stop "
+        "once the verdict is settled (an error-controlled stopping rule; the report says what was not run)",
         "grid",
     ),
     _s(
@@ -417,6 +432,7 @@ DATA_OPTIONS: tuple[str, ...] = tuple(s.name for s in SETTINGS if s.section == "
 FORM_LABELS: dict[str, str] = {
     "profile": "Profile (grid and training effort)",
     "embeddings": "Embeddings",
+    "until": "Train until (decided: stop once the verdict is settled; complete: the whole grid)",
     "sizes": "Sizes",
     "fractions": "Fractions",
     "seeds": "Seeds (0: the profile's)",
@@ -434,29 +450,6 @@ FORM_LABELS: dict[str, str] = {
     "price_per_hour": "Serving machine price per hour (blank: costs in machine-hours)",
     "value_per_point": "Value of one accuracy point per 1M items served (needs a price)",
     "label_cost": "Cost of labelling one item (blank: not priced)",
-}
-
-#: The most a numeric setting may be, and why: far beyond any real analysis, so only a typing mistake
-#: reaches it (``--seeds 100000`` would otherwise run for months, ``--random-dim 10**9`` allocate 7 GiB
-#: after the run was created, a 20-digit seed overflow numpy). ``validate_settings`` refuses a value
-#: above it with the reason as the hint; every number must also be finite.
-LIMITS: dict[str, tuple[int, str]] = {
-    "seeds": (1000, "1000 seeds per cell is 200x the paper's 5; each seed trains every cell once more"),
-    "workers": (1024, "one worker per CPU core is the default; more than 1024 processes only contend"),
-    "max_steps": (
-        10_000_000,
-        "the profiles stop cells after a few thousand steps; 10 million is already weeks",
-    ),
-    "patience": (10_000, "patience counts dev evaluations (every 20-100 steps); the profiles use 3-5"),
-    "random_dim": (16_384, "wider than any encoder (BERT-large is 1024); every token takes dim x 4 bytes"),
-    "finetune_epochs": (1000, "fine-tuning converges in a few epochs; the default is 10"),
-    "finetune_seeds": (1000, "the fine-tuned reference uses at most the grid's seeds"),
-    "split_seed": (2**32 - 1, "numpy and scikit-learn take 32-bit seeds"),
-    "price_per_hour": (1_000_000, "a price per machine hour; 1,000,000 is beyond any cloud machine"),
-    "latency_budget_ms": (3_600_000, "a latency budget of an hour per item is no budget"),
-    "monthly_items": (10**15, "a quadrillion items a month is beyond any service"),
-    "value_per_point": (10**12, "a trillion per accuracy point per 1M items is beyond any business case"),
-    "label_cost": (1_000_000, "a million per labelled item is beyond any annotation project"),
 }
 
 #: The settings the verdict weighs accuracy against cost with (the ``advisor.verdict.Thresholds`` fields

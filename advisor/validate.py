@@ -64,7 +64,8 @@ from advisor.data import TASKS, check_columns, check_file, is_hf_spec
 from advisor.embeddings import embedding_choices
 from advisor.finetune import parse_finetune_sizes
 from advisor.grid import profiles
-from advisor.settings import DECISION_INPUTS, LIMITS, RunSettings, setting
+from advisor.settings import DECISION_INPUTS, LIMITS, UNTIL, RunSettings, setting
+from advisor.tracking import TRACKING_SCHEMES
 from advisor.vocabulary import FAMILIES, family, family_runs, task_choices
 
 __all__ = [
@@ -88,17 +89,6 @@ __all__ = [
     "validate_settings",
 ]
 
-TRACKING_SCHEMES = (
-    "sqlite",
-    "http",
-    "https",
-    "postgresql",
-    "mysql",
-    "mssql",
-    "databricks",
-    "databricks-uc",
-    "uc",
-)
 _RESERVED_TAG_PREFIXES = ("mlflow.", "advisor.")
 _MAX_SEED = LIMITS["split_seed"][0]  # numpy / scikit-learn random_state
 #: Tasks whose difficulty analysis parses sentences with spaCy (the classification complexity metric).
@@ -134,8 +124,10 @@ def validate_settings(settings: RunSettings) -> None:
         check_parser_model(settings.spacy_model)  # from its meta.json: nothing is loaded
     _check_storage(check_tracking_uri(settings.tracking_uri), settings.cache_dir)
     from advisor.backends import check_backend
+    from advisor.pipeline import check_until
 
     check_backend(settings.backend, settings.ray_address)
+    check_until(settings.until)
     check_experiment(settings.experiment)
     check_tags(settings.tags)
     if settings.static is not None:  # last: the whole file is parsed (and cached for the run)
@@ -188,6 +180,7 @@ def choices_of(name: str) -> list[Any] | None:
         "backend": lambda: list(BACKENDS),
         "precision": lambda: list(PRECISIONS),
         "latency_batch": lambda: list(BATCH_SIZES),
+        "until": lambda: list(UNTIL),
     }
     return registries[name]() if name in registries else None
 

@@ -60,7 +60,7 @@ DOMAIN_LAYERS: tuple[frozenset[str], ...] = (
         }
     ),
     frozenset({"advisor.embeddings", "advisor.grid"}),  # the families and the grid they train in
-    frozenset({"advisor.data", "advisor.settings"}),  # the inputs: readers and the run's settings
+    frozenset({"advisor.data", "advisor.settings", "advisor.limits"}),  # the inputs and their bounds
     frozenset({"advisor.vocabulary"}),  # the names every room shares: families, tasks
     frozenset({"advisor.stats", "advisor.progress"}),  # leaves: bootstrap and spans; progress lines
 )

@@ -23,7 +23,8 @@ def page_history(uri: str) -> None:
         st.info(f"No analysis in {uri} yet.")
         return
     frame = history_frame(runs)
-    st.dataframe(frame.drop(columns=["experiment_id"]), hide_index=True, width="stretch", placeholder="–")
+    shown = frame.drop(columns=["experiment_id"]).assign(run_id=frame["run_id"].str[:8])  # as labelled below
+    st.dataframe(shown, hide_index=True, width="stretch", placeholder="–")  # short ids: the columns fit
     ids = list(frame["run_id"])
     chosen = st.multiselect(
         "Compare side by side",
@@ -37,7 +38,7 @@ def page_history(uri: str) -> None:
         st.markdown(f"Open the same runs in the MLflow UI of the tracking server: [{server}]({server})")
     else:
         st.markdown("Open the same runs in the MLflow UI:")
-        st.code(mlflow_ui_command(uri), language="bash")
+        st.code(mlflow_ui_command(uri), language="bash", wrap_lines=True)
     tables = [experiment_url(e, server or MLFLOW_UI_URL) for e in dict.fromkeys(frame["experiment_id"])]
     st.markdown("Runs table: " + " · ".join(f"[{url}]({url})" for url in tables))
     if chosen:

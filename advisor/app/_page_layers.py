@@ -116,7 +116,7 @@ def layers_launcher(uri: str) -> None:
                 contextual=contextual or None,
                 pooling=pooling,
             )
-            st.code(display_command(command), language="bash")
+            st.code(display_command(command), language="bash", wrap_lines=True)
             if st.button("Run layer sweep", disabled=job is not None and job.running, key="run_layers"):
                 log = (
                     Path(ss.dataset["folder"]) / "layers" / "layers.log"
@@ -150,4 +150,4 @@ def layers_monitor() -> None:
             ss.layers_was_running = False
             st.rerun(scope="app")
     st.caption(f"log: {job.log_path}")
-    st.code(job.log_tail(15) or "(no output yet)", language="text")
+    st.code(job.log_tail(15) or "(no output yet)", language="text", wrap_lines=True)

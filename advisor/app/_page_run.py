@@ -20,16 +20,21 @@ from advisor.tracking import load_analysis
 from advisor.validate import check_embeddings, check_layer, encoder_layers
 from advisor.verdict import check_decision_inputs
 
+#: What the app's form preselects for ``--until`` (issue 31: the CLI default stays ``complete``).
+APP_UNTIL = "decided"
+
 
 def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
     """The run's settings from the form; bad values raise ConfigError (shown, not thrown).
 
-    Widgets are drawn in this order (a bad value stops the form where it is read): profile and
-    embeddings, the grid row, Compute, Models.
+    Widgets are drawn in this order (a bad value stops the form where it is read): profile,
+    embeddings and until, the grid row, Compute, Models.
     """
     values: dict[str, Any] = {
         "profile": form.choice(st, "profile", default=DEFAULT_APP_PROFILE, format_func=_profile_text),
         "embeddings": form.multichoice(st, "embeddings"),
+        # the app answers as soon as the evidence allows; the CLI's default stays the whole grid
+        "until": form.choice(st, "until", default=APP_UNTIL, radio=True, horizontal=True),
     }
     values.update(_grid())
     values["backend"], values["ray_address"] = _backend()
@@ -132,7 +137,7 @@ def page_run(uri: str) -> None:
             settings = None
         if settings is not None:
             command = run_command(settings, ss.session_id)
-            st.code(display_command(command), language="bash")
+            st.code(display_command(command), language="bash", wrap_lines=True)
             st.caption(expected_duration_text(settings))
             running = ss.job is not None and ss.job.running
             if st.button("Run", type="primary", disabled=running, key="run"):
@@ -143,7 +148,7 @@ def page_run(uri: str) -> None:
     if ss.job is not None:
         st.divider()
         st.caption("This page's run:")
-        st.code(display_command(ss.job.command), language="bash")
+        st.code(display_command(ss.job.command), language="bash", wrap_lines=True)
         if ss.job.running and st.button("Stop", key="stop"):
             with st.spinner("Stopping: the run ends KILLED, finished cells are kept"):
                 ss.job.stop()
@@ -198,7 +203,7 @@ def run_monitor() -> None:
     else:
         ss.monitor_was_running = True
     st.caption(f"log: {job.log_path}")
-    st.code(job.log_tail(25) or "(no output yet)", language="text")
+    st.code(job.log_tail(25) or "(no output yet)", language="text", wrap_lines=True)
 
 
 def _ended_verdict(run_id: str) -> None:

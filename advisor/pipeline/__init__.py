@@ -6,6 +6,7 @@
   train their own (``Family.train``: the fine-tuned reference), in this process;
 - :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
 - :func:`next_extension`: the grid's left end, halved while contextual still matches a cheaper family;
+- :func:`train_until_decided`: ``--until decided``, the grid round by round, stopped once the verdict is settled;
 - :data:`ANALYSIS_STAGES`: what runs after the cells (serving costs and contextuality first), each
   stage computing through the domain and recording through :mod:`advisor.tracking`;
 - :func:`final_report`: the closed run's report, from the Analysis the stages assembled.
@@ -36,6 +37,7 @@ from advisor.pipeline._plan import (
     resume_key,
 )
 from advisor.pipeline._report import final_report
+from advisor.pipeline._rounds import Stop, check_until, train_until_decided
 from advisor.pipeline._sink import CellSink, cell_metrics, predictions_frame, predictions_from_frame
 from advisor.pipeline._speed import record_encoder_speed, record_training_speed, recorded_seconds_per_step
 from advisor.pipeline._stages import ANALYSIS_STAGES, Stage, StageContext, run_stages
@@ -61,9 +63,11 @@ __all__ = [
     "RunPlan",
     "Stage",
     "StageContext",
+    "Stop",
     "WorkerState",
     "cell_lr",
     "cell_metrics",
+    "check_until",
     "choose_learning_rates",
     "embedding_options",
     "estimate_run",
@@ -90,6 +94,7 @@ __all__ = [
     "then_own_trainers",
     "train_cells",
     "train_one",
+    "train_until_decided",
     "trains_itself",
     "tuning_size",
     "with_size",

@@ -15,14 +15,19 @@ from advisor.data import DataSplits, read_splits
 from advisor.errors import AdvisorError
 from advisor.grid import GridPlan, Throughput, duration_text, estimate_seconds, plan_grid, profiles
 from advisor.pipeline._execute import worker_count
+from advisor.pipeline._extend import extension_floor, smaller_size
 from advisor.pipeline._plan import embedding_options, resolve_device
 from advisor.pipeline._speed import (
     calibrate_encoder,
+    contention,
+    machine_load,
     record_encoder_speed,
     recorded_encoder_speed,
     recorded_seconds_per_step,
     recorded_steps_ratio,
+    recorded_training_load,
 )
+from advisor.progress import duration
 from advisor.settings import RunSettings
 
 __all__ = ["RunEstimate", "encoder_key", "estimate_run", "expected_duration_text", "machine_throughput"]
@@ -33,9 +38,18 @@ class RunEstimate:
     seconds: float
     plan: GridPlan
     throughput: Throughput
+    extension: tuple[int, float] | None = None  # (smallest size it may add, seconds its cells may take)
 
     def text(self) -> str:
-        return duration_text(self.seconds, self.plan, self.throughput.based_on)
+        rough = not self.throughput.seconds_per_step  # the training part is a constant: say so
+        line = duration_text(self.seconds, self.plan, self.throughput.based_on, rough=rough)
+        if self.extension is None:
+            return line
+        floor, seconds = self.extension
+        return (
+            f"{line} If contextual still matches a cheaper family at the smallest size, the grid extends "
+            f"down to {floor:,} items: up to about {duration(seconds)} more."
+        )
 
 
 def encoder_key(options: dict) -> str:
@@ -66,10 +80,34 @@ def _encoder_speed(
     return None, "an encoder speed constant for 2 CPU cores"
 
 
-def machine_throughput(settings: RunSettings, splits: DataSplits, calibrate: bool = True) -> Throughput:
-    """What this machine measured for this run's encoder and task (missing parts: the 2-core constants)."""
+def _under_load_now(
+    per_step: dict[str, float], recorded_at: dict[str, float], workers: int
+) -> tuple[dict[str, float], float, str]:
+    """The recorded seconds per step scaled from the load they were measured under to the load now
+    (other processes plus this run's ``workers``), the factor for the idle-core constant, and a clause
+    that names the load when it slows the run. Why: on a shared machine the load, not the model, set
+    the pace (a TREC run estimated at 16 min took 55 at load 11 on 2 cores)."""
+    now = machine_load()
+    if now is None:
+        return per_step, 1.0, ""
+    factor = contention(now[0] + workers, now[1])
+    scaled = {f: s * factor / recorded_at[f] if f in recorded_at else s for f, s in per_step.items()}
+    scaled_any = not per_step or any(f in recorded_at for f in per_step)  # else: nothing to scale
+    said = f"the machine's load now ({now[0]:.1f} on {now[1]} cores)" if factor > 1.05 and scaled_any else ""
+    return scaled, factor, said
+
+
+def machine_throughput(
+    settings: RunSettings, splits: DataSplits, calibrate: bool = True, workers: int = 1
+) -> Throughput:
+    """What this machine measured for this run's encoder and task (missing parts: the 2-core constants),
+    training scaled to the load now for ``workers`` parallel workers."""
     device = resolve_device(settings.device)
-    per_step = recorded_seconds_per_step(settings.task, device)
+    per_step, factor, load_said = _under_load_now(
+        recorded_seconds_per_step(settings.task, device),
+        recorded_training_load(settings.task, device),
+        workers,
+    )
     basis = []
     words_per_s = None
     if "contextual" in settings.embeddings:
@@ -78,8 +116,11 @@ def machine_throughput(settings: RunSettings, splits: DataSplits, calibrate: boo
     if per_step:
         basis.append(f"training speed recorded by earlier {settings.task} runs on this machine")
     else:
-        basis.append("a training speed constant for 2 CPU cores (no earlier run of this task here yet)")
-    return Throughput(words_per_s, per_step, recorded_steps_ratio(settings.task, device), " and ".join(basis))
+        basis.append("a training speed constant for 2 idle CPU cores (no earlier run of this task here yet)")
+    if load_said:
+        basis.append(load_said)
+    said = " and ".join(basis) if len(basis) < 3 else ", ".join(basis[:-1]) + " and " + basis[-1]
+    return Throughput(words_per_s, per_step, recorded_steps_ratio(settings.task, device), said, factor)
 
 
 def estimate_run(
@@ -92,15 +133,31 @@ def estimate_run(
     )
     profile = profiles.get(s.profile)
     plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)
-    with using_cache_root(s.cache_dir):  # the speeds recorded under the run's own cache root
-        throughput = machine_throughput(s, splits, calibrate)
-    n_words = sum(len(t) for part in (splits.train, splits.dev, splits.test) for t in part.tokens)
     workers = worker_count(s.workers, resolve_device(s.device), max(len(plan.cells), 1))
+    with using_cache_root(s.cache_dir):  # the speeds recorded under the run's own cache root
+        throughput = machine_throughput(s, splits, calibrate, workers)
+    n_words = sum(len(t) for part in (splits.train, splits.dev, splits.test) for t in part.tokens)
     n_eval = len(splits.dev) + len(splits.test)
     seconds = estimate_seconds(
         plan, profile, n_eval, workers, s.max_steps, s.lr is None, throughput=throughput, n_words=n_words
     )
-    return RunEstimate(seconds, plan, throughput)
+    return RunEstimate(seconds, plan, throughput, _extension(s, plan, splits, throughput, workers))
+
+
+def _extension(
+    s: RunSettings, plan: GridPlan, splits: DataSplits, speed: Throughput, workers: int
+) -> tuple[int, float] | None:
+    """What the run may add below its grid (``_extend``: halving while contextual still matches a
+    cheaper family, down to the floor): the smallest size and its cells' seconds; None when it cannot.
+    Why: a TREC run planned at 18 cells trained 30."""
+    if s.sizes or s.fractions or "contextual" not in plan.embeddings or len(plan.embeddings) < 2:
+        return None
+    profile, floor, sizes = profiles.get(s.profile), max(extension_floor(splits.train), 1), []
+    while (size := smaller_size(min([*plan.sizes, *sizes]), plan.full_size)) >= floor:
+        sizes.append(size)
+    cells = [(e, z) for z in sizes for _ in plan.seeds for e in plan.embeddings]
+    seconds = sum(speed.steps(z, e, profile, s.max_steps) * speed.step_seconds(e) for e, z in cells)
+    return (min(sizes), seconds / max(workers, 1)) if sizes else None
 
 
 def expected_duration_text(settings: RunSettings, calibrate: bool = True) -> str:

@@ -21,7 +21,7 @@ from advisor.data import DataSplits
 from advisor.grid import Cell, GridPlan, plan_grid, profiles
 from advisor.pipeline._tune import LR_CHOICE
 from advisor.settings import DECISION_INPUTS, RunSettings, default_of
-from advisor.tracking import DECISION_TAG, environment_info
+from advisor.tracking import DECISION_TAG, UNTIL_TAG, environment_info
 from advisor.vocabulary import FAMILIES, family, family_runs, primary_metric
 
 __all__ = ["RunPlan", "decision_inputs", "embedding_options", "plan_run", "resolve_device", "resume_key"]
@@ -150,6 +150,7 @@ def _tags(settings: RunSettings, name: str) -> dict[str, str]:
     if settings.price_per_hour is not None:
         tags["advisor.price_per_hour"] = str(settings.price_per_hour)
     tags[DECISION_TAG] = json.dumps(decision_inputs(settings), sort_keys=True)
+    tags[UNTIL_TAG] = settings.until  # a tag: a resume with --until complete finishes the grid
     return tags
 
 

@@ -3,7 +3,8 @@
 Why: the duration shown before Run came from constants for 2 CPU cores and was a third of the truth
 on a dataset of long texts. Every run records what it measured (the encoder per model and device;
 training per task, family and device: seconds per optimizer step, dev passes included, and how many
-steps cells took against the profile's rule) in one small JSON file under the cache root. The
+steps cells took against the profile's rule, with the load average it met) in one small JSON file
+under the cache root. The
 estimate before a run reads it; with no record for the encoder, it times the encoder on a sample of
 the user's own texts (a few seconds, recorded the same way).
 """
@@ -24,11 +25,14 @@ from advisor.progress import CellClock
 __all__ = [
     "SPEED_FILE",
     "calibrate_encoder",
+    "contention",
+    "machine_load",
     "record_encoder_speed",
     "record_training_speed",
     "recorded_encoder_speed",
     "recorded_seconds_per_step",
     "recorded_steps_ratio",
+    "recorded_training_load",
     "speed_path",
 ]
 
@@ -75,9 +79,25 @@ def recorded_encoder_speed(model: str, device: str) -> tuple[float, str] | None:
     return float(entry["words_per_s"]), str(entry.get("source", "run"))
 
 
+def machine_load() -> tuple[float, int] | None:
+    """(1-minute load average, CPU cores) now; None where the system does not say."""
+    try:
+        return os.getloadavg()[0], os.cpu_count() or 1
+    except (AttributeError, OSError):
+        return None
+
+
+def contention(load: float, cores: int) -> float:
+    """How much slower than on idle cores a CPU-bound process runs with ``load`` runnable processes."""
+    return max(1.0, load / max(cores, 1))
+
+
 def record_training_speed(task: str, device: str, clock: CellClock) -> None:
-    """Per family: seconds per step and steps taken against the rule, over the cells the clock saw."""
+    """Per family: seconds per step and steps taken against the rule, over the cells the clock saw, and
+    the machine's load as training ended (the run's own workers included): a later estimate scales
+    the seconds per step by the load it finds then."""
     entries = {}
+    load = machine_load()
     for family in dict.fromkeys(f for f, *_ in clock.finished):
         cells = [(z, s, n) for f, z, s, n in clock.finished if f == family and n > 0]
         steps = sum(n for *_, n in cells)
@@ -87,6 +107,7 @@ def record_training_speed(task: str, device: str, clock: CellClock) -> None:
                 "seconds_per_step": sum(s for _, s, _ in cells) / steps,
                 "steps_ratio": steps / max(rule, 1),
                 "cells": len(cells),
+                **({"load": load[0], "cores": load[1]} if load else {}),
             }
     if entries:
         _update("training", entries)
@@ -109,6 +130,14 @@ def recorded_seconds_per_step(task: str, device: str) -> dict[str, float]:
 def recorded_steps_ratio(task: str, device: str) -> dict[str, float]:
     """Family -> steps cells took over the steps the profile's rule expected (earlier runs)."""
     return _training(task, device, "steps_ratio")
+
+
+def recorded_training_load(task: str, device: str) -> dict[str, float]:
+    """Family -> how much the load slowed the run that recorded its seconds per step (``contention``);
+    a family recorded without its load is absent."""
+    loads = _training(task, device, "load")
+    cores = _training(task, device, "cores")
+    return {family: contention(load, int(cores.get(family, 1))) for family, load in loads.items()}
 
 
 def calibrate_encoder(options: dict[str, Any], corpus: Corpus) -> float | None:

@@ -19,6 +19,8 @@ __all__ = [
     "CURVES_FIGURE",
     "CURVES_TABLE",
     "DECISION_TAG",
+    "EARLY_STOP_TAG",
+    "EARLY_VERDICT_TAG",
     "EMBEDDING_TAG",
     "GAIN_CONTRIBUTIONS_TABLE",
     "GAIN_FOLDER",
@@ -49,6 +51,7 @@ __all__ = [
     "SERVING_ARTIFACT",
     "TASK_TAG",
     "TEST_TOKENS_TABLE",
+    "UNTIL_TAG",
     "VERDICT_ARTIFACT",
     "VERDICT_TAG",
     "child_runs_filter",
@@ -83,6 +86,14 @@ ANALYSIS_COMPLETE = "complete"
 READER_WARNINGS_TAG = "advisor.reader_warnings"
 #: Prefix + family name: the learning rate chosen for that family on dev (``advisor.pipeline._tune``).
 LR_TAG = "advisor.lr."
+#: ``--until`` of the latest process ("complete" or "decided"): a tag, so a resume may finish the grid;
+#: read into ``params["until"]``.
+UNTIL_TAG = "advisor.until"
+#: ``--until decided``: the latest early verdict line (rewritten after every look at the largest size).
+EARLY_VERDICT_TAG = "advisor.early_verdict"
+#: ``--until decided``: the settled stop as JSON (the claim, the look, the cells not run); "" when the
+#: run did not stop early. Read into ``params["early_stop"]`` when ``until`` is "decided".
+EARLY_STOP_TAG = "advisor.early_stop"
 
 # -- the parent's artifacts ---------------------------------------------------------------------------
 

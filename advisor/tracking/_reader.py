@@ -25,6 +25,7 @@ from advisor.tracking._layout import (
     CELLS_TABLE,
     CHILD_KIND,
     DECISION_TAG,
+    EARLY_STOP_TAG,
     GAPS_TABLE,
     ITEMS_TABLE,
     KIND_TAG,
@@ -32,6 +33,7 @@ from advisor.tracking._layout import (
     PARENT_TAG,
     PRICE_TAG,
     TASK_TAG,
+    UNTIL_TAG,
     known_rates,
 )
 from advisor.tracking._serving import load_serving
@@ -201,6 +203,10 @@ def assemble_analysis(
         params["price_per_hour"] = facts.tags[PRICE_TAG]
     if DECISION_TAG in facts.tags:  # what the verdict weighs, as the latest process was given it
         params[DECISION_PARAM] = facts.tags[DECISION_TAG]
+    if UNTIL_TAG in facts.tags:  # --until of the latest process; its settled stop only when "decided"
+        params["until"] = facts.tags[UNTIL_TAG]
+        if params["until"] == "decided" and facts.tags.get(EARLY_STOP_TAG):
+            params["early_stop"] = facts.tags[EARLY_STOP_TAG]
     rates = known_rates(facts.tags)
     if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
         params["learning_rates"] = json.dumps(rates)

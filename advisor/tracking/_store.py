@@ -19,6 +19,7 @@ from advisor.tracking._locks import store_lock
 __all__ = [
     "DEFAULT_EXPERIMENT",
     "DEFAULT_TRACKING_URI",
+    "TRACKING_SCHEMES",
     "child_runs",
     "client_for",
     "experiment_id",
@@ -30,6 +31,18 @@ __all__ = [
 ]
 
 DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
+#: The URI schemes a tracking store may have (``advisor.validate`` checks ``--tracking-uri`` against them).
+TRACKING_SCHEMES = (
+    "sqlite",
+    "http",
+    "https",
+    "postgresql",
+    "mysql",
+    "mssql",
+    "databricks",
+    "databricks-uc",
+    "uc",
+)
 
 
 def quiet_mlflow() -> None:

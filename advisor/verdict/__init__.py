@@ -27,6 +27,7 @@ from advisor.verdict._method import method_notes
 from advisor.verdict._numbers import not_a_plain_number, readable_number
 from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
+from advisor.verdict._sequential import EarlyVerdict, early_verdict, sequential_method
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
@@ -52,6 +53,7 @@ __all__ = [
     "CostComparison",
     "CurveModel",
     "DataEfficiency",
+    "EarlyVerdict",
     "Extrapolation",
     "ItemScores",
     "LearningCurveFit",
@@ -68,6 +70,7 @@ __all__ = [
     "compare_costs",
     "curve_summary",
     "data_efficiency",
+    "early_verdict",
     "enough_rule",
     "extrapolate",
     "fit_curve_points",
@@ -84,5 +87,6 @@ __all__ = [
     "run_thresholds",
     "score_gap",
     "score_gaps",
+    "sequential_method",
     "slice_findings",
 ]

@@ -12,7 +12,9 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   ``against`` ``"costlier"`` or ``"contextual"``, ``share`` of contextual's serving latency or NaN);
   :data:`CONTEXTUAL_WINS` (``pair``); :data:`CATCH_UP` (``embedding``, ``extra_items``);
   :data:`STRADDLES` / :data:`NO_INTERVAL` (``pair``, ``lean``, ``seeds_needed``); :data:`STOPPED_EARLY`
-  (``pair``, ``cut_from``); the cost side (:mod:`advisor.verdict._worth`): :data:`WORTH_IT` /
+  (``pair``, ``cut_from``); :data:`SETTLED` (the stopping rule of ``--until decided`` settled a claim the
+  full-grid rules alone do not make at the largest size: ``pair``, ``gap``, ``prob_above``, ``size``,
+  ``seeds``, ``looks``); the cost side (:mod:`advisor.verdict._worth`): :data:`WORTH_IT` /
   :data:`NOT_WORTH` / :data:`WORTH_UNCLEAR` (``pair``, ``value`` per point; the numbers are the
   trade-off's), :data:`OVER_BUDGET` (``family`` recommended within the budget, ``rival`` the best
   family over it, ``pair`` their gap, ``over``, ``budget``, ``batch``, ``latency`` {family: ms/item}),
@@ -40,7 +42,8 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   (``pairs``), :data:`JUDGED_BELOW` (``size``, ``cut_from``, ``min_seeds``), :data:`RUN_STATUS`
   (``status``), :data:`FEW_FIT_SIZES` (``n``,
   ``need``), :data:`LEARNED_NOTHING` (``families`` that scored 0.0 at every size and seed),
-  :data:`ENCODER` (``text``).
+  :data:`ENCODER` (``text``), :data:`SETTLED_EARLY` (``size``, ``seeds``, ``looks``, ``not_run``,
+  ``total``, ``below``: whether smaller sizes were planned and not measured).
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ CATCH_UP = "catch_up"
 STRADDLES = "straddles"
 NO_INTERVAL = "no_interval"
 STOPPED_EARLY = "stopped_early"
+SETTLED = "settled"
 WORTH_IT = "worth_it"
 NOT_WORTH = "not_worth"
 WORTH_UNCLEAR = "worth_unclear"
@@ -149,6 +153,7 @@ JUDGED_BELOW = "judged_below"
 RUN_STATUS = "run_status"
 FEW_FIT_SIZES = "few_fit_sizes"
 LEARNED_NOTHING = "learned_nothing"
+SETTLED_EARLY = "settled_early"
 
 
 @dataclass(frozen=True)

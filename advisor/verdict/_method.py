@@ -15,6 +15,7 @@ from advisor.analysis import Analysis
 from advisor.stats import significance_level
 from advisor.verdict._efficiency import HIERARCHICAL
 from advisor.verdict._recommend import Recommendation
+from advisor.verdict._sequential import sequential_method
 
 __all__ = ["method_notes"]
 
@@ -180,6 +181,10 @@ def method_notes(analysis: Analysis, rec: Recommendation) -> list[str]:
     )
     notes += [n for n in (_training(analysis), _slices(rec), _costs(rec)) if n]
     notes.append(_worth(rec))
+    if analysis.params.get("until") == "decided":  # the run looked after every round: the rule it used
+        seeds = analysis.params.get("seeds")
+        looks = len(seeds) if isinstance(seeds, list) else int(seeds or rec.n_seeds or 1)
+        notes.append(sequential_method(looks, rec.thresholds.confidence))
     # classification: one text is one item, so the scheme speaks of items
     scheme = FIT_SCHEME if analysis.task == "ner" else FIT_SCHEME.replace("sentence", "item")
     notes.append(f"Gain model: {scheme}.")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from advisor.verdict._fit import Extrapolation
     from advisor.verdict._gaps import ScoreGap
     from advisor.verdict._headroom import Headroom
+    from advisor.verdict._sequential import EarlyVerdict
     from advisor.verdict._slices import SliceFinding
     from advisor.verdict._thresholds import Thresholds
 
@@ -33,6 +34,7 @@ __all__ = [
     "budget_text",
     "ci_text",
     "cost_inputs_text",
+    "early_verdict_line",
     "efficiency_sentence",
     "extrapolation_sentence",
     "gap_sentence",
@@ -95,6 +97,17 @@ def gap_sentence(gap: ScoreGap) -> str:
     return (
         f"At {gap.size:,} training items (the largest size judged) {gap.a} scores {gap.score_a:.3f} vs {gap.b} {gap.score_b:.3f}: "
         f"gap {pts(gap.gap)}{ci}{prob_text(gap)}."
+    )
+
+
+def early_verdict_line(early: EarlyVerdict, done: int, total: int) -> str:
+    """The line printed and logged after each round of a ``--until decided`` run (issue 31's wording)."""
+    p = f"{early.prob_above:.2f}" if math.isfinite(early.prob_above) else "unknown"
+    state = "settled" if early.settled else "refining"
+    seeds = " (one seed: test items only)" if early.items_only else ""
+    return (
+        f"early verdict after {done} of {total} cells: {early.verdict.upper()}, "
+        f"P(gap > loss) = {p}{seeds} — {state}"
     )
 
 

@@ -41,6 +41,7 @@ from advisor.verdict._fit import Extrapolation, extrapolate, fit_learning_curve
 from advisor.verdict._gaps import ScoreGap, analysis_replicates, score_gap, score_gaps, seeds_to_decide
 from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only, reference_family
 from advisor.verdict._recommendation import Recommendation
+from advisor.verdict._settled import keep_settled, settled_stop, waive_gates
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._thresholds import Thresholds, run_thresholds, stored_inputs
 from advisor.verdict._worth import TRADED_RULES, apply_latency_budget, apply_value, latency_column, tradeoff
@@ -86,13 +87,16 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     t = _thresholds_for(analysis, thresholds)
     frozen, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
     rec, seeds_at_full = _start(frozen, analysis, t)
-    rec.problems = _evidence_gates(frozen, t, seeds_at_full)
+    stop = settled_stop(frozen)  # ``--until decided`` stopped settled: one size, by design
+    rec.problems = waive_gates(_evidence_gates(frozen, t, seeds_at_full), stop)
     _run_caveats(rec, frozen, t, cut_from)
     if rec.problems:
         return rec
-    cs = _weigh(rec, frozen, t)
+    cs = _weigh(rec, frozen, t, efficiency=stop is None)
     evidence = _evidence_notes(rec, frozen, t)
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
+    if stop is not None:
+        keep_settled(rec, stop)
     rec.tradeoff = tradeoff(rec, cs, t) if rec.rule.code in TRADED_RULES else None
     apply_value(rec, cs, t)  # with a value per point: contextual against cs.b in money
     if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
@@ -186,10 +190,11 @@ def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_fro
         rec.caveat_notes.insert(0, Note(c.UNDER_TRAINED, {"points": points}))
 
 
-def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds) -> ScoreGap:
+def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds, efficiency: bool = True) -> ScoreGap:
     """Gaps, data efficiency, learning-curve fits and extrapolations; the contextual gap to decide on.
 
     Contextual is weighed against the best cheap embedding (normally static; random if it did better).
+    Without ``efficiency`` (a run that stopped settled measured one size) no efficiency is computed.
     """
     names, loss = analysis.embedding_names, t.acceptable_loss
     replicates = analysis_replicates(analysis, t.n_boot)
@@ -197,7 +202,8 @@ def _weigh(rec: Recommendation, analysis: Analysis, t: Thresholds) -> ScoreGap:
     rec.gaps += _more_gaps(analysis, rec.gaps, t.confidence, loss, replicates)
     cs = min((g for g in rec.gaps if g.a == CONTEXTUAL), key=lambda g: g.gap)
     # the paper's baselines, and the family contextual is weighed against when it is another (distilled)
-    for b in [b for b in BASELINES if b in names] + ([cs.b] if cs.b not in BASELINES else []):
+    against = [b for b in BASELINES if b in names] + ([cs.b] if cs.b not in BASELINES else [])
+    for b in against if efficiency else []:
         rec.efficiency.append(
             data_efficiency(
                 analysis, CONTEXTUAL, b, n_boot=t.n_boot, confidence=t.confidence, replicates=replicates

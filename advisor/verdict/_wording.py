@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING
 from advisor.verdict import _codes as c
 from advisor.verdict._codes import Note
 from advisor.verdict._convergence import under_trained_caveat
+from advisor.verdict._coverage import (
+    few_fit_sizes,
+    judged_below,
+    learned_nothing,
+    run_status,
+    settled_early,
+    settled_headline,
+)
 from advisor.verdict._phrases import (
     budget_headline,
     budget_text,
@@ -259,6 +267,7 @@ _HEADLINES: dict[str, Callable[[Recommendation, Note], str]] = {
     c.STRADDLES: _inconclusive,
     c.NO_INTERVAL: _inconclusive,
     c.STOPPED_EARLY: _stopped_early,
+    c.SETTLED: settled_headline,
     c.WORTH_IT: _worth,
     c.NOT_WORTH: _worth,
     c.WORTH_UNCLEAR: _worth,
@@ -463,38 +472,11 @@ def _caveat(rec: Recommendation, note: Note) -> list[str]:
     return [_CAVEATS[note.code](rec, note)]
 
 
-def _judged_below(rec: Recommendation, note: Note) -> str:
-    return (
-        f"judged at {int(note['size']):,} items, the largest size every embedding finished with {note['min_seeds']}+ "
-        f"seeds; the grid goes up to {int(note['cut_from']):,} items (resume the run to judge with all the data)"
-    )
-
-
-def _run_status(rec: Recommendation, note: Note) -> str:
-    return f"the run's status is {note['status']}: some cells may be missing"
-
-
-def _learned_nothing(rec: Recommendation, note: Note) -> str:
-    names = list(note["families"])
-    who = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
-    they, them = ("it", "it") if len(names) == 1 else ("they", "them")
-    return (
-        f"{who} scored 0.0 at every size and seed: {they} learned nothing at these sizes (check the labels "
-        f"or add data), so every comparison with {them} says only that"
-    )
-
-
-def _few_fit_sizes(rec: Recommendation, note: Note) -> str:
-    return (
-        f"only {note['n']} training sizes: learning-curve extrapolations are not trusted "
-        f"(need {note['need']}), so the 'label more data' option could not be assessed"
-    )
-
-
 _CAVEATS: dict[str, Callable[[Recommendation, Note], str]] = {
-    c.JUDGED_BELOW: _judged_below,
-    c.RUN_STATUS: _run_status,
-    c.FEW_FIT_SIZES: _few_fit_sizes,
-    c.LEARNED_NOTHING: _learned_nothing,
+    c.JUDGED_BELOW: judged_below,
+    c.RUN_STATUS: run_status,
+    c.FEW_FIT_SIZES: few_fit_sizes,
+    c.LEARNED_NOTHING: learned_nothing,
+    c.SETTLED_EARLY: settled_early,
     c.ENCODER: _text,
 }

@@ -79,7 +79,8 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     )  # no speed recorded
     text = expected_duration_text(settings, calibrate=False)
     assert (
-        text.startswith("Expected duration: about ") and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text
+        text.startswith("Expected duration: a rough first guess of about ")
+        and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text
     )
     assert "based on an encoder speed constant for 2 CPU cores" in text  # nothing measured: it says so
 
@@ -105,3 +106,21 @@ def test_a_cells_key_leaves_its_rate_trial_out_and_has_one_written_form() -> Non
     trial = Cell("static", 40, 1, lr=0.01)
     assert trial.key == Cell("static", 40, 1).key == ("static", 40, 1)
     assert cell_label(trial.key) == "static/40/1"
+
+
+def test_evidence_first_puts_one_seed_of_every_family_at_the_largest_size_first() -> None:
+    from advisor.grid import evidence_first, evidence_rounds
+
+    grid = plan_grid(
+        1000, ["random", "static", "contextual"], profiles.get("default"), sizes=[250, 500, 1000], seeds=3
+    )
+    ordered = evidence_first(grid.cells)
+    assert sorted(ordered, key=str) == sorted(grid.cells, key=str)  # the same cells, reordered
+    assert [(c.embedding, c.size, c.seed) for c in ordered[:3]] == [
+        ("random", 1000, 0), ("static", 1000, 0), ("contextual", 1000, 0)
+    ]  # fmt: skip
+    assert [c.seed for c in ordered[3:9]] == [1, 1, 1, 2, 2, 2]
+    assert [c.size for c in ordered[9:]] == [500] * 9 + [250] * 9
+    rounds = evidence_rounds(grid.cells)
+    assert len(rounds) == 9 and all(len(r) == 3 for r in rounds)
+    assert [(r[0].size, r[0].seed) for r in rounds[:4]] == [(1000, 0), (1000, 1), (1000, 2), (500, 0)]

@@ -27,6 +27,7 @@ CHANGED: dict[str, Any] = {
     "seeds": 2,
     "max_steps": 4,
     "patience": 3,
+    "until": "decided",
     "lr": 0.002,
     "contextual": "bert-base-cased",
     "layer": "mean-last-4",

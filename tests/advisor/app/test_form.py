@@ -152,3 +152,12 @@ def test_the_decision_fields_go_into_the_command_and_a_bad_mix_is_said(run_page:
     at.number_input(key="value_per_point").set_value(5.0).run()
     assert not at.exception and "[E604]" in at.error[0].value
     assert not any(b.key == "run" for b in at.button)  # said on the form, before Run
+
+
+def test_the_app_runs_until_decided_unless_told_complete(run_page: AppTest):
+    at = run_page
+    assert at.radio(key="until").value == "decided"  # the app answers as soon as the evidence allows
+    assert "--until decided" in at.code[0].value
+    at.radio(key="until").set_value("complete").run()
+    assert not at.exception and not at.error
+    assert "--until decided" not in at.code[0].value  # the whole grid: the CLI's default

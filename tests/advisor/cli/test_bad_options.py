@@ -60,6 +60,7 @@ def _refused(advisor_cli, args: list[str], *expected: str) -> str:
         (["--embeddings", "static", "--static", "v.txt"], "v.txt:2: not a number: 'abc'"),
         (["--embeddings", "contextual", "--contextual", "listconfig"], "it holds a JSON list, not an object"),
         (["--cache-dir", "notes.txt/cache"], "cache folder notes.txt/cache: notes.txt is a file"),
+        (["--until", "sometimes"], "unknown --until value 'sometimes'"),
     ],
 )
 def test_run_refuses_before_creating_the_store(

@@ -15,13 +15,28 @@ from advisor.pipeline._speed import (
     recorded_encoder_speed,
     recorded_seconds_per_step,
     recorded_steps_ratio,
+    recorded_training_load,
 )
 from advisor.progress import CellClock
 from advisor.settings import RunSettings
 
 
 @pytest.fixture
-def train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def load(monkeypatch: pytest.MonkeyPatch):
+    """``load(average, cores)``: the machine's load as recording and estimating read it (idle by default)."""
+    import advisor.pipeline._estimate as estimate_module
+    import advisor.pipeline._speed as speed_module
+
+    def plant(average: float, cores: int = 2) -> None:
+        for module in (speed_module, estimate_module):
+            monkeypatch.setattr(module, "machine_load", lambda: (average, cores))
+
+    plant(0.0)
+    return plant
+
+
+@pytest.fixture
+def train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, load) -> Path:
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))  # a machine with nothing recorded
     path = tmp_path / "train.csv"
     words = "alpha beta gamma delta epsilon zeta eta theta".split()
@@ -62,6 +77,7 @@ def test_the_estimate_uses_planted_throughputs_and_says_so(train: Path, tiny_ber
     train_seconds = 0.005 * steps["static"] + 0.02 * steps["contextual"]
     assert estimate.seconds == pytest.approx(splits_words / 500.0 + train_seconds + 30.0, rel=0.02)
     text = estimate.text()
+    assert text.startswith("Expected duration: about ")  # measured, not a first guess
     assert "the encoder's speed measured by an earlier run on this machine (cpu)" in text
     assert "training speed recorded by earlier classify runs on this machine" in text
 
@@ -78,7 +94,8 @@ def test_with_nothing_recorded_the_encoder_is_timed_on_a_sample_without_filling_
     )
     text = estimate_run(settings).text()
     assert "the encoder timed just now on a sample of your texts (cpu)" in text
-    assert "a training speed constant for 2 CPU cores" in text
+    assert "a training speed constant for 2 idle CPU cores" in text
+    assert text.startswith("Expected duration: a rough first guess of about ")  # no training speed recorded
     words_per_s, source = recorded_encoder_speed(str(tiny_bert_dir), "cpu")
     assert words_per_s > 0 and source == "calibration"
     assert (
@@ -105,3 +122,81 @@ def test_the_estimate_reads_the_speeds_of_the_runs_own_cache_root(
     )  # fmt: skip
     record_encoder_speed(str(tiny_bert_dir), "cpu", 500.0)  # under $ADVISOR_CACHE_DIR, not the run's root
     assert "measured by an earlier run" not in estimate_run(settings, calibrate=False).text()
+
+
+def _static_run(train: Path) -> RunSettings:
+    return RunSettings(
+        data=str(train), task="classify", embeddings=["static"], profile="quick", workers=2, lr=0.01,
+        device="cpu",
+    )  # fmt: skip
+
+
+def test_recorded_step_seconds_are_scaled_from_the_load_they_met_to_the_load_now(train: Path, load) -> None:
+    """A run timed at load 6 on 2 cores ran 3x slower than idle: idle now (its 2 workers: contention 1)
+    the training part is a third of what it measured, at load 4 (+2 workers) the same again."""
+    load(6.0, 2)
+    clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
+    clock.finished += [("static", 100, 6.0, 200)]  # 0.03 s per step, measured under contention 3
+    record_training_speed("classify", "cpu", clock)
+    assert recorded_training_load("classify", "cpu") == {"static": 3.0}
+    load(0.0, 2)
+    idle = estimate_run(_static_run(train), calibrate=False)
+    assert idle.throughput.seconds_per_step == {"static": pytest.approx(0.01)}
+    assert "load" not in idle.text() and idle.text().startswith("Expected duration: about ")
+    load(4.0, 2)
+    busy = estimate_run(_static_run(train), calibrate=False)
+    assert busy.throughput.seconds_per_step == {"static": pytest.approx(0.03)}
+    assert busy.seconds - 30.0 == pytest.approx(3 * (idle.seconds - 30.0))  # no encoder: training + fixed
+    assert "and the machine's load now (4.0 on 2 cores)" in busy.text()
+
+
+def test_the_idle_core_constant_is_slowed_by_the_load_now_and_called_a_first_guess(train: Path, load) -> None:
+    idle = estimate_run(_static_run(train), calibrate=False)
+    load(10.0, 2)  # 10 other processes and 2 workers on 2 cores: 6x
+    busy = estimate_run(_static_run(train), calibrate=False)
+    assert busy.throughput.contention == 6.0 and idle.throughput.contention == 1.0
+    assert busy.seconds - 30.0 == pytest.approx(6 * (idle.seconds - 30.0))
+    text = busy.text()
+    assert text.startswith("Expected duration: a rough first guess of about ")
+    assert "a training speed constant for 2 idle CPU cores" in text and "load now (10.0 on 2 cores)" in text
+
+
+def test_a_speed_recorded_without_its_load_is_not_scaled(train: Path, load, monkeypatch) -> None:
+    """Records from before the load was kept: taken as they are (scaling them would count the load twice)."""
+    import advisor.pipeline._speed as speed_module
+
+    monkeypatch.setattr(speed_module, "machine_load", lambda: None)
+    clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
+    clock.finished += [("static", 100, 6.0, 200)]
+    record_training_speed("classify", "cpu", clock)
+    assert recorded_training_load("classify", "cpu") == {}
+    load(10.0, 2)
+    estimate = estimate_run(_static_run(train), calibrate=False)
+    assert estimate.throughput.seconds_per_step == {"static": 0.03}
+    assert "load" not in estimate.text()  # the load scaled nothing: not named as a basis
+
+
+def test_the_estimate_bounds_the_extension_below_the_grid_and_says_so(
+    train: Path, tiny_bert_dir: Path
+) -> None:
+    """Without --sizes the run may halve its smallest size down to the floor (50 items) while contextual
+    still matches: the sentence adds what those cells may cost, at the floor's steps each."""
+    settings = RunSettings(
+        data=str(train), task="classify", embeddings=["static", "contextual"], contextual=str(tiny_bert_dir),
+        profile="quick", workers=1, lr=0.01, device="cpu",
+    )  # fmt: skip
+    record_encoder_speed(str(tiny_bert_dir), "cpu", 500.0)
+    clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
+    clock.finished += [("static", 100, 2.0, 400), ("contextual", 100, 8.0, 400)]  # 0.005 and 0.02 s/step
+    record_training_speed("classify", "cpu", clock)
+    estimate = estimate_run(settings, calibrate=False)
+    full = estimate.plan.full_size
+    smallest = min(estimate.plan.sizes)
+    added = [round(full / 2**k) for k in range(1, 12) if 50 <= round(full / 2**k) < smallest]
+    assert added and estimate.extension is not None and estimate.extension[0] == min(added)
+    floor_steps = profiles.get("quick").min_steps  # small cells train the floor's steps
+    per_size = 2 * floor_steps * (0.005 + 0.02)  # 2 seeds × (static + contextual), one worker
+    assert estimate.extension[1] == pytest.approx(len(added) * per_size)
+    assert f"the grid extends down to {min(added):,} items: up to about" in estimate.text()
+    fixed = estimate_run(RunSettings(**{**settings.__dict__, "sizes": [100, 200]}), calibrate=False)
+    assert fixed.extension is None and "extends" not in fixed.text()  # sizes given: never extended

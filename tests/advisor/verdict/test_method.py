@@ -97,3 +97,14 @@ def test_method_states_the_cost_rule_with_the_inputs_judged_under(make_case) -> 
         "$2 per machine-hour" in given and "here $5), contextual is worth it only if the lower end" in given
     )
     assert "(here 10 ms/item at batch 64) is never the recommendation" in given
+
+
+def test_method_states_the_stopping_rule_only_when_the_run_used_it(make_case) -> None:
+    from dataclasses import replace
+
+    case = make_case("use contextual", noise=0.001)
+    rec = recommend(case)
+    assert not any(n.startswith("Stopping (--until decided)") for n in method_notes(case, rec))
+    decided = replace(case, params={**case.params, "until": "decided", "seeds": 3})
+    stated = [n for n in method_notes(decided, rec) if n.startswith("Stopping (--until decided)")]
+    assert len(stated) == 1 and "at most 3 looks" in stated[0]

@@ -51,6 +51,7 @@ def test_every_code_has_a_sentence() -> None:
         c.STRADDLES,
         c.NO_INTERVAL,
         c.STOPPED_EARLY,
+        c.SETTLED,
         c.WORTH_IT,
         c.NOT_WORTH,
         c.WORTH_UNCLEAR,
@@ -64,7 +65,7 @@ def test_every_code_has_a_sentence() -> None:
     assert set(w._REASONS) == reasons
     assert set(w._CAVEATS) | {c.UNDER_TRAINED, c.SLICE_OVERLAP} == {
         c.UNDER_TRAINED, c.SLICE_OVERLAP, c.JUDGED_BELOW, c.RUN_STATUS, c.FEW_FIT_SIZES, c.ENCODER,
-        c.LEARNED_NOTHING,
+        c.LEARNED_NOTHING, c.SETTLED_EARLY,
     }  # fmt: skip
 
 

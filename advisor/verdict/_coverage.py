@@ -1,0 +1,81 @@
+"""What the run measured and what it did not, in words: the caveats about its coverage (judged below its
+largest size, not finished, a family that learned nothing, too few sizes to fit) and the stop of a
+``--until decided`` run (issue 31: what was not run, and the headline when only the stopping rule settled it).
+
+Why apart from :mod:`advisor.verdict._wording`: the renderer dispatches on codes; these sentences are
+about the run's coverage rather than the evidence, and the renderer had no room for the stop's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from advisor.verdict._codes import Note
+from advisor.verdict._phrases import mag, pts
+
+if TYPE_CHECKING:
+    from advisor.verdict._recommendation import Recommendation
+
+__all__ = [
+    "few_fit_sizes",
+    "judged_below",
+    "learned_nothing",
+    "run_status",
+    "settled_early",
+    "settled_headline",
+]
+
+
+def judged_below(rec: Recommendation, note: Note) -> str:
+    return (
+        f"judged at {int(note['size']):,} items, the largest size every embedding finished with {note['min_seeds']}+ "
+        f"seeds; the grid goes up to {int(note['cut_from']):,} items (resume the run to judge with all the data)"
+    )
+
+
+def run_status(rec: Recommendation, note: Note) -> str:
+    return f"the run's status is {note['status']}: some cells may be missing"
+
+
+def learned_nothing(rec: Recommendation, note: Note) -> str:
+    names = list(note["families"])
+    who = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    they, them = ("it", "it") if len(names) == 1 else ("they", "them")
+    return (
+        f"{who} scored 0.0 at every size and seed: {they} learned nothing at these sizes (check the labels "
+        f"or add data), so every comparison with {them} says only that"
+    )
+
+
+def few_fit_sizes(rec: Recommendation, note: Note) -> str:
+    return (
+        f"only {note['n']} training sizes: learning-curve extrapolations are not trusted "
+        f"(need {note['need']}), so the 'label more data' option could not be assessed"
+    )
+
+
+def settled_early(rec: Recommendation, note: Note) -> str:
+    """What a run that stopped settled did not train, and what that leaves unassessed."""
+    size, seeds, looks = int(note["size"]), int(note["seeds"]), int(note["looks"])
+    where = f"curves below {size:,} items not measured: " if note["below"] else ""
+    return (
+        f"{where}the decision was settled after {seeds} of {looks} seeds at {size:,} items by the stopping "
+        f"rule (--until decided), and {int(note['not_run'])} of {int(note['total'])} cells were not run; "
+        "the verdict speaks about the largest size only, so the data efficiency and the 'label more data' "
+        "option were not assessed (resume with --until complete to measure them)"
+    )
+
+
+def settled_headline(rec: Recommendation, note: Note) -> str:
+    """The verdict the stopping rule settled when the full-grid rules alone, at the largest size, do not
+    make it (their intervals differ: percentile bootstrap against the rule's t bound): both are stated."""
+    p = float(note["prob_above"])
+    chance = f", P(gap > {mag(rec.thresholds.acceptable_loss)}) = {p:.2f}" if math.isfinite(p) else ""
+    verdict = rec.verdict[0].upper() + rec.verdict[1:]
+    return (
+        f"{verdict}: settled by the stopping rule (--until decided) after {int(note['seeds'])} of "
+        f"{int(note['looks'])} seeds at {int(note['size']):,} items ({note['pair']} gap "
+        f"{pts(float(note['gap']))}{chance}); the {rec.thresholds.confidence:.0%} bootstrap intervals below, "
+        "taken alone, do not settle it: resume with --until complete for more evidence."
+    )

@@ -1,0 +1,57 @@
+"""The verdict of a run that stopped settled (``--until decided``): the settled claim with a caveat, never
+"not judged" for the one size it trained by design (advisor.verdict._settled)."""
+
+from __future__ import annotations
+
+import json
+
+from advisor.verdict import _codes as c
+from advisor.verdict import analysis_from_scores, recommend, render
+
+NOT_RUN = [["static", 200, 2], ["contextual", 200, 2], ["static", 100, 0], ["contextual", 50, 1]]
+
+
+def _stopped(scores: dict[str, list[float]], verdict: str = "use contextual", until: str = "decided"):
+    """A run at 200 items only, two seeds, that recorded a settled stop."""
+    analysis = analysis_from_scores({name: {200: seeds} for name, seeds in scores.items()}, task="classify")
+    stop = {"verdict": verdict, "pair": "contextual-static", "gap": 0.3, "prob_above": 0.999, "size": 200}
+    stop |= {"seeds": 2, "looks": 3, "level": 0.006, "total": 18, "not_run": NOT_RUN}
+    analysis.params |= {"until": until, "early_stop": json.dumps(stop)}
+    return analysis
+
+
+def test_a_settled_stop_is_judged_at_its_one_size_with_what_was_not_run() -> None:
+    rec = recommend(_stopped({"static": [0.50, 0.52], "contextual": [0.95, 0.96]}))
+    assert rec.problems == []
+    assert rec.verdict == c.USE_CONTEXTUAL and rec.rule.code == c.CONTEXTUAL_WINS  # the rules agree
+    assert rec.efficiency == []  # one size: no data-efficiency figure from sizes never measured
+    settled = [n for n in rec.caveat_notes if n.code == c.SETTLED_EARLY]
+    assert [n.values for n in settled] == [
+        {"size": 200, "seeds": 2, "looks": 3, "total": 18, "not_run": 4, "below": True}
+    ]
+    caveat = next(s for s in render(rec).caveats if "stopping rule" in s)
+    assert caveat.startswith(
+        "curves below 200 items not measured: the decision was settled after 2 of 3 seeds"
+    )
+    assert "4 of 18 cells were not run" in caveat and "data efficiency" in caveat
+
+
+def test_without_the_stop_one_size_is_not_judged() -> None:
+    scores = {"static": [0.50, 0.52], "contextual": [0.95, 0.96]}
+    for until in ("complete", "decided"):
+        analysis = _stopped(scores, until=until)
+        if until == "decided":
+            analysis.params.pop("early_stop")
+        rec = recommend(analysis)
+        assert rec.rule.code == c.NOT_JUDGED and [p.code for p in rec.problems] == [c.FEW_SIZES]
+
+
+def test_the_settled_claim_stands_where_the_final_interval_alone_would_not_settle_it() -> None:
+    rec = recommend(_stopped({"static": [0.50, 0.52], "contextual": [0.50, 0.53]}))  # the rules: inconclusive
+    assert rec.verdict == c.USE_CONTEXTUAL and rec.rule.code == c.SETTLED
+    headline = render(rec).headline
+    assert headline.startswith(
+        "Use contextual: settled by the stopping rule (--until decided) after 2 of 3 seeds at 200 items "
+        "(contextual-static gap +30.0 pts, P(gap > 1.0 pts) = 1.00)"
+    )
+    assert "do not settle it" in headline
