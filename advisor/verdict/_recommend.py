@@ -97,7 +97,8 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
     if stop is not None:
         keep_settled(rec, stop)
-    rec.tradeoff = tradeoff(rec, cs, t) if rec.rule.code in TRADED_RULES else None
+    traded = rec.rule.code in TRADED_RULES or (rec.rule.code == c.SETTLED and rec.verdict == USE_CONTEXTUAL)
+    rec.tradeoff = tradeoff(rec, cs, t) if traded else None
     apply_value(rec, cs, t)  # with a value per point: contextual against cs.b in money
     if cut_from is not None and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE):
         # The run stopped early: the cheap embedding still has unused training data to catch up with.

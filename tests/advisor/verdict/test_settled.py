@@ -7,6 +7,7 @@ import json
 
 from advisor.verdict import _codes as c
 from advisor.verdict import analysis_from_scores, recommend, render
+from tests.helpers import plant_serving
 
 NOT_RUN = [["static", 200, 2], ["contextual", 200, 2], ["static", 100, 0], ["contextual", 50, 1]]
 
@@ -55,3 +56,16 @@ def test_the_settled_claim_stands_where_the_final_interval_alone_would_not_settl
         "(contextual-static gap +30.0 pts, P(gap > 1.0 pts) = 1.00)"
     )
     assert "do not settle it" in headline
+
+
+def test_a_settled_use_contextual_states_its_trade_off_like_the_rules_do() -> None:
+    stopped = _stopped({"static": [0.50, 0.52], "contextual": [0.50, 0.53]})  # the rules alone: inconclusive
+    rec = recommend(
+        plant_serving(stopped, {"static": 2.7, "contextual": 56.5}, {"static": 0.06, "contextual": 13.0})
+    )
+    assert rec.rule.code == c.SETTLED and rec.verdict == c.USE_CONTEXTUAL
+    assert rec.tradeoff is not None and rec.tradeoff["ratio"] == 56.5 / 2.7
+    assert (
+        "Trade-off: " in render(rec).headline
+        and "20.9× the serving latency (batch 1)" in render(rec).headline
+    )
