@@ -55,7 +55,9 @@ def test_a_run_records_seconds_per_step_weighted_by_steps_and_steps_against_the_
     assert recorded_seconds_per_step("ner", "cpu") == {} == recorded_seconds_per_step("classify", "cuda")
 
 
-def test_the_estimate_uses_planted_throughputs_and_says_so(train: Path, tiny_bert_dir: Path) -> None:
+def _planted_speeds(train: Path, tiny_bert_dir: Path) -> RunSettings:
+    """Static and contextual on ``train`` (quick profile, one worker), with the encoder's 500 words/s and
+    0.005 / 0.02 s per training step recorded as an earlier run on this machine would have."""
     settings = RunSettings(
         data=str(train), task="classify", embeddings=["static", "contextual"], contextual=str(tiny_bert_dir),
         profile="quick", workers=1, lr=0.01, device="cpu",
@@ -64,6 +66,11 @@ def test_the_estimate_uses_planted_throughputs_and_says_so(train: Path, tiny_ber
     clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
     clock.finished += [("static", 100, 2.0, 400), ("contextual", 100, 8.0, 400)]  # 0.005 and 0.02 s/step
     record_training_speed("classify", "cpu", clock)
+    return settings
+
+
+def test_the_estimate_uses_planted_throughputs_and_says_so(train: Path, tiny_bert_dir: Path) -> None:
+    settings = _planted_speeds(train, tiny_bert_dir)
     estimate = estimate_run(settings, calibrate=False)
     splits_words = sum(
         len(f"{i}".split()) + 2 + i % 6 for i in range(600)
@@ -181,14 +188,7 @@ def test_the_estimate_bounds_the_extension_below_the_grid_and_says_so(
 ) -> None:
     """Without --sizes the run may halve its smallest size down to the floor (50 items) while contextual
     still matches: the sentence adds what those cells may cost, at the floor's steps each."""
-    settings = RunSettings(
-        data=str(train), task="classify", embeddings=["static", "contextual"], contextual=str(tiny_bert_dir),
-        profile="quick", workers=1, lr=0.01, device="cpu",
-    )  # fmt: skip
-    record_encoder_speed(str(tiny_bert_dir), "cpu", 500.0)
-    clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
-    clock.finished += [("static", 100, 2.0, 400), ("contextual", 100, 8.0, 400)]  # 0.005 and 0.02 s/step
-    record_training_speed("classify", "cpu", clock)
+    settings = _planted_speeds(train, tiny_bert_dir)
     estimate = estimate_run(settings, calibrate=False)
     full = estimate.plan.full_size
     smallest = min(estimate.plan.sizes)
