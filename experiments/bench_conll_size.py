@@ -28,9 +28,15 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from advisor.analysis import Analysis
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wnut17"
 CONLL2003_SHAPE = {"train": 14_041, "dev": 3_250, "test": 3_453}
@@ -110,6 +116,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from advisor.runner import run_analysis
     from advisor.settings import RunSettings
+    from advisor.tracking import load_analysis
     from trainers import resolve_precision
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -132,19 +139,19 @@ def main() -> None:
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
             rows.append((label, wall, cpu, outcome))
             print(f"{label} run wall: {wall:.0f} s" if label == "cold" else f"{label} wall: {wall:.1f} s")
-        print_scores(outcome)
-        steps = steps_per_family(rows[0][3])
+        # the store lives in ``tmp``: read the analysis once, for the scores and the steps
+        analysis = load_analysis(outcome.run_id, outcome.tracking_uri)
+        print_scores(analysis)
+        steps = steps_per_family(analysis.curves)
     print_table(rows, args.profile)
     print_stages(rows[0][3].timings, rows[0][1], steps)  # type: ignore[attr-defined]
     print(f"precision: {args.precision} (resolved: {resolve_precision(args.precision, rows[0][3].device)})")
 
 
-def print_scores(outcome: object) -> None:
+def print_scores(analysis: Analysis) -> None:
     """Full-data score per family (mean over seeds, t-interval): what a speed change must not move."""
-    from advisor.tracking import load_analysis
     from advisor.verdict import curve_summary, recommend
 
-    analysis = load_analysis(outcome.run_id, outcome.tracking_uri)  # type: ignore[attr-defined]
     summary = curve_summary(analysis)
     full = summary[summary["size"] == analysis.full_size]
     cells = ", ".join(
@@ -155,11 +162,8 @@ def print_scores(outcome: object) -> None:
     print(f"verdict: {recommend(analysis).headline}")
 
 
-def steps_per_family(outcome: object) -> dict[str, tuple[int, int, float]]:
-    """Per family: cells, optimizer steps summed over them, median steps per cell (from the store)."""
-    from advisor.tracking import load_analysis
-
-    curves = load_analysis(outcome.run_id, outcome.tracking_uri).curves  # type: ignore[attr-defined]
+def steps_per_family(curves: pd.DataFrame) -> dict[str, tuple[int, int, float]]:
+    """Per family: cells, optimizer steps summed over them, median steps per cell (an analysis's curves)."""
     if "steps" not in curves.columns:
         return {}
     grouped = curves.groupby("embedding")["steps"]

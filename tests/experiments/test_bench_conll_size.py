@@ -62,3 +62,14 @@ def test_stage_rows_name_every_stage_and_its_parts() -> None:
     assert rows["  cells static (sum)"] == 150.0 and rows["  cells contextual (sum)"] == 120.0
     assert rows["  evaluation (sum over cells)"] == 10.0 and rows["  serving"] == 12.0
     assert rows["wall"] == 400.0 and "  contextuality" not in rows  # a part not timed is not invented
+
+
+def test_steps_per_family_counts_cells_sums_steps_and_takes_the_median() -> None:
+    import pandas as pd
+
+    bench = _load_bench()
+    curves = pd.DataFrame(
+        {"embedding": ["static", "static", "static", "contextual"], "steps": [800, 1000, 3000, 600]}
+    )
+    assert bench.steps_per_family(curves) == {"contextual": (1, 600, 600.0), "static": (3, 4800, 1000.0)}
+    assert bench.steps_per_family(curves.drop(columns="steps")) == {}  # an old store: no steps logged
