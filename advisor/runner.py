@@ -174,11 +174,11 @@ def _run_analysis(
     splits = _read(settings, splits, notify)
     timings: dict[str, float] = {"read": time.perf_counter() - started}
     plan = plan_run(settings, splits)
-    estimate = estimate_run(settings, splits, calibrate=False).text()  # no encoder load; before any run
     tracker = _open(settings, plan, splits, notify)
     pending, reused = _pending(settings, plan, tracker, notify)
     if pending and not reused:  # the line the app shows before Run; a resume's ETA measures what is left
-        notify(ProgressEvent("estimate", message=estimate))
+        estimate = estimate_run(settings, splits, calibrate=False)  # recorded speeds: no encoder load
+        notify(ProgressEvent("estimate", message=estimate.text()))
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
     training = _Training(settings, splits, sink, notify, fail_after)
     status, analysis, stop = "FAILED", None, None
