@@ -5,9 +5,10 @@ Why a dedicated pass: the featurization time logged while training depends on th
 process-wide high-water mark. Here, once per embedding and run:
 
 - a fixed sample of test items (``sample_size``, drawn with a fixed seed, same for every embedding)
-  goes from its raw text through tokenization, the embedding (the encoder forward pass for
-  contextual, with the feature cache switched off) and a downstream model of the run's architecture
-  (freshly initialised: serving time does not depend on the weight values) to predictions;
+  goes from its raw text (a pair item: its two raw texts) through tokenization, the embedding (the
+  encoder forward pass for contextual, with the feature cache switched off; a pair read as the run
+  reads it, ``pair_encoding``) and a downstream model of the run's architecture (freshly
+  initialised: serving time does not depend on the weight values) to predictions;
 - at batch 1 (on the first ``batch1_items`` items) and at batch 64 (the whole sample), after one
   warm-up batch, timed again and again until the last ``repeats`` timings agree within
   :data:`STABLE_WITHIN` (at most :data:`MAX_RUNS` timings or :data:`MAX_TIMING_SECONDS`); their median
@@ -175,15 +176,25 @@ def fixed_sample(corpus: Corpus, size: int, seed: int = 0) -> Corpus:
 
 
 def raw_corpus(task: str, batch: Corpus) -> Corpus:
-    """``batch`` re-read from its raw text as a server would (CoNLL text is its tokens joined by spaces)."""
+    """``batch`` re-read from its raw text as a server would (CoNLL text is its tokens joined by spaces;
+    a pair item is its two raw texts, each tokenized, the first text's words then the second's)."""
     texts = list(batch.texts)
     if task == "ner":
         tokens = [text.split(" ") if text else [] for text in texts]
-    else:
-        from advisor.data import tokenize
+        return Corpus(task, tokens, list(batch.labels), texts=texts)
+    from advisor.data import tokenize
 
-        tokens = [tokenize(text) for text in texts]
-    return Corpus(task, tokens, list(batch.labels), texts=texts)
+    if task != "pair":
+        return Corpus(task, [tokenize(text) for text in texts], list(batch.labels), texts=texts)
+    first, second = [tokenize(text) for text in texts], [tokenize(text) for text in batch.texts_b]
+    return Corpus(
+        task,
+        [a + b for a, b in zip(first, second, strict=True)],
+        list(batch.labels),
+        texts=texts,
+        texts_b=list(batch.texts_b),
+        pair_split=[len(a) for a in first],
+    )
 
 
 def _predictor(

@@ -14,6 +14,7 @@ import numpy as np
 from advisor._error_codes import E211, E213, E214
 from advisor.data import Corpus
 from advisor.registry import Registry
+from advisor.vocabulary import one_label_per_item
 
 __all__ = [
     "DEFAULT_APP_PROFILE",
@@ -205,7 +206,7 @@ def subset_order(corpus: Corpus, seed: int) -> np.ndarray:
     """A permutation of the training items whose every prefix is a (stratified) random subset."""
     rng = np.random.default_rng(10_007 + seed)
     n = len(corpus)
-    if corpus.task != "classify":
+    if not one_label_per_item(corpus.task):
         return rng.permutation(n)
     labels = np.asarray(corpus.labels, dtype=object)
     # Give each item a position key (rank within its class + jitter) / class size: sorting by key

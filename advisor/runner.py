@@ -33,6 +33,7 @@ from advisor.pipeline import (
     Extension,
     RunPlan,
     StageContext,
+    TimeBudget,
     choose_learning_rates,
     estimate_run,
     extension_floor,
@@ -41,6 +42,7 @@ from advisor.pipeline import (
     finished_scores,
     known_rates,
     next_extension,
+    plan_budget,
     plan_run,
     record_training_speed,
     recorded_seconds_per_step,
@@ -56,7 +58,13 @@ from advisor.pipeline import (
 )
 from advisor.progress import CellClock
 from advisor.settings import RunSettings
-from advisor.tracking import ANALYSIS_COMPLETE, AnalysisTracker, child_params, resolve_tracking_uri
+from advisor.tracking import (
+    ANALYSIS_COMPLETE,
+    BUDGET_STOP_TAG,
+    AnalysisTracker,
+    child_params,
+    resolve_tracking_uri,
+)
 from advisor.validate import validate_settings
 
 __all__ = ["ProgressEvent", "RunOutcome", "run_analysis"]
@@ -183,12 +191,15 @@ def _run_analysis(
     training = _Training(settings, splits, sink, notify, fail_after)
     status, analysis, stop = "FAILED", None, None
     try:
-        if settings.until == "decided":  # round by round, evidence first (advisor.pipeline._rounds)
+        budget = plan_budget(settings, splits, plan, pending, started, known_rates(tracker.tags))
+        training.budget, older = budget, tracker.tags.get(BUDGET_STOP_TAG)  # an older budget's stop: cleared
+        if settings.until == "decided" or budget or older:  # round by round (advisor.pipeline._rounds)
             training.clock, batch = _clock(settings, plan), partial(training.train, plan, reused=reused)
-            stop = train_until_decided(plan, pending, sink, batch, notify, ProgressEvent, training.clock)
+            rounds = (training.clock, budget, settings.until == "decided", started)
+            stop = train_until_decided(plan, pending, sink, batch, notify, ProgressEvent, *rounds)
         elif pending:
             training.train(plan, pending, reused)
-        if stop is None:  # a settled stop trains no smaller size
+        if stop is None:  # a settled or budget stop trains no smaller size
             plan, reused = _extend(plan, training, reused)
         training.features.clear()  # the analysis needs the memory more
         if sink.computed or not tracker.analysis_complete():
@@ -243,6 +254,7 @@ class _Training:
     fail_after: int | None
     features: dict[str, Any] = field(default_factory=dict)  # made once, reused by the extension
     clock: CellClock | None = None  # the training ETA, measured as cells finish (made by ``train``)
+    budget: TimeBudget | None = None  # --budget: the extension's sizes are added only while they fit
 
     def train(self, plan: RunPlan, pending: list[Cell], reused: list[Cell]) -> None:
         """Train and log ``pending``; the workers stop on any error, not when the traceback is collected."""
@@ -282,12 +294,16 @@ def _extend(plan: RunPlan, training: _Training, reused: list[Cell]) -> tuple[Run
         if step.size is None:  # the floor: the verdict reports what still matches as censored
             _log_extension(plan, training, step, len(plan.grid.cells))
             break
-        plan = replace(plan, grid=with_size(plan.grid, step.size))
-        new = [c for c in plan.grid.cells if c.size == step.size]
+        grid, budget = with_size(plan.grid, step.size), training.budget
+        new = [c for c in grid.cells if c.size == step.size]
         pending = [c for c in new if not tracker.is_finished(c.embedding, c.size, c.seed)]
-        reused = [*reused, *(c for c in new if c not in pending)]
+        if budget is not None and pending and not budget.admits(pending):
+            break  # --budget: a smaller size is added only while its cells fit (advisor.pipeline._budget)
+        plan, reused = replace(plan, grid=grid), [*reused, *(c for c in new if c not in pending)]
         _log_extension(plan, training, step, len(plan.grid.cells) - len(pending))
-        if pending:
+        if pending and budget is not None:
+            budget.train(pending, partial(training.train, plan, reused=reused))
+        elif pending:
             training.train(plan, pending, reused)
     return plan, reused
 

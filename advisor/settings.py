@@ -54,6 +54,10 @@ DEFAULT_POOLING = "first"
 #: ``--until``: train the whole grid (the default), or stop once the verdict is settled by the
 #: error-controlled rule of :mod:`advisor.verdict` (issue 31; ``advisor.pipeline`` trains round by round).
 UNTIL: tuple[str, ...] = ("complete", "decided")
+_UNTIL_HELP = (
+    "complete (default): train the whole grid; decided: train the largest size seed by seed and stop "
+    "once the verdict is settled (an error-controlled stopping rule; the report says what was not run)"
+)
 
 
 @dataclass
@@ -78,6 +82,7 @@ class RunSettings:
     contextual: str | None = None
     layer: str = "mix"
     pooling: str = DEFAULT_POOLING
+    pair_encoding: str = "joint"  # --task pair: contextual reads both texts as one input, or each alone
     # the distilled family's layer; None = its default (advisor.embeddings._distilled)
     distill_layer: str | None = None
     static: str | None = None
@@ -85,6 +90,7 @@ class RunSettings:
     max_steps: int | None = None  # the step ceiling of a cell (default from the profile)
     patience: int | None = None  # dev evaluations without improvement before a cell stops
     until: str = UNTIL[0]  # "complete": the whole grid; "decided": stop when the verdict is settled
+    budget: str | None = None  # wall time, "10m": the cells that fit, evidence first (pipeline._budget)
     lr: float | None = None  # one learning rate for every family; None: chosen on dev per family
     workers: int | None = None
     tracking_uri: str | None = None
@@ -205,7 +211,7 @@ SETTINGS: tuple[Setting, ...] = (
         ("--text-col",),
         "text column of a CSV/TSV/JSONL file: its name, or in a CSV/TSV its 0-based position (a header "
         "name made of digits is the name); default: a known name (text, sentence, …), or by content "
-        "in a file without a header (the longest free text)",
+        "in a file without a header (the longest free text); --task pair: the two texts' columns as A,B",
         "data",
     ),
     _s(
@@ -244,14 +250,8 @@ SETTINGS: tuple[Setting, ...] = (
         "dev evaluations without improvement before a cell stops (default from the profile)",
         "grid",
     ),
-    _s(
-        "until",
-        "text",
-        ("--until",),
-        "complete (default): train the whole grid; decided: train the largest size seed by seed and stop "
-        "once the verdict is settled (an error-controlled stopping rule; the report says what was not run)",
-        "grid",
-    ),
+    _s("until", "text", ("--until",), _UNTIL_HELP, "grid"),
+    _s("budget", "text", ("--budget",), "wall time (10m, 1h30m): the cells that fit, evidence first", "grid"),
     _s(
         "contextual",
         "text",
@@ -268,6 +268,14 @@ SETTINGS: tuple[Setting, ...] = (
         "embeddings",
     ),
     _s("pooling", "text", ("--pooling",), "sub-word pooling: first or mean", "embeddings"),
+    _s(
+        "pair_encoding",
+        "text",
+        ("--pair-encoding",),
+        "--task pair only: how the contextual encoder reads an item's two texts: joint (default: one input, "
+        "[CLS] a [SEP] b [SEP], so each word sees the other text) or separate (each text alone)",
+        "embeddings",
+    ),
     _s(
         "distill_layer",
         "text",
@@ -433,12 +441,14 @@ FORM_LABELS: dict[str, str] = {
     "profile": "Profile (grid and training effort)",
     "embeddings": "Embeddings",
     "until": "Train until (decided: stop once the verdict is settled; complete: the whole grid)",
+    "budget": "Time budget (e.g. 10m, 1h30m; blank: none)",
     "sizes": "Sizes",
     "fractions": "Fractions",
     "seeds": "Seeds (0: the profile's)",
     "contextual": "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)",
     "layer": "Layer (mix, last, an index, or mean-last-K)",
     "pooling": "Sub-word pooling",
+    "pair_encoding": "Pair encoding (joint: both texts as one encoder input; separate: each alone)",
     "static": "Static vectors file (blank: packaged GloVe 6B 50d)",
     "experiment": "MLflow experiment",
     "backend": "Backend",

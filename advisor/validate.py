@@ -61,7 +61,7 @@ from advisor._error_codes import (
 )
 from advisor.costs import BATCH_SIZES
 from advisor.data import TASKS, check_columns, check_file, is_hf_spec
-from advisor.embeddings import embedding_choices
+from advisor.embeddings import check_pair_encoding, embedding_choices
 from advisor.finetune import parse_finetune_sizes
 from advisor.grid import profiles
 from advisor.settings import DECISION_INPUTS, LIMITS, UNTIL, RunSettings, setting
@@ -92,7 +92,7 @@ __all__ = [
 _RESERVED_TAG_PREFIXES = ("mlflow.", "advisor.")
 _MAX_SEED = LIMITS["split_seed"][0]  # numpy / scikit-learn random_state
 #: Tasks whose difficulty analysis parses sentences with spaCy (the classification complexity metric).
-_PARSED_TASKS = ("classify",)
+_PARSED_TASKS = ("classify", "pair")
 #: Free space a run needs at least where it writes (the store, the caches): below it, say so up front.
 MIN_FREE_MB = 50
 
@@ -106,6 +106,7 @@ def validate_settings(settings: RunSettings) -> None:
     profiles.get(settings.profile)  # an unknown profile fails first
     parse_finetune_sizes(settings.finetune_sizes)  # a bad size list fails before anything runs
     _check_task(settings.task)
+    check_pair_encoding(settings.pair_encoding, settings.task)
     check_data_path(settings.data, "training data")
     for role, path in (("--dev", settings.dev), ("--test", settings.test)):
         if path is not None:
@@ -127,7 +128,7 @@ def validate_settings(settings: RunSettings) -> None:
     from advisor.pipeline import check_until
 
     check_backend(settings.backend, settings.ray_address)
-    check_until(settings.until)
+    check_until(settings.until, settings.budget)  # and --budget: when the run stops
     check_experiment(settings.experiment)
     check_tags(settings.tags)
     if settings.static is not None:  # last: the whole file is parsed (and cached for the run)
@@ -169,7 +170,7 @@ def check_embeddings(names: list[str]) -> None:
 def choices_of(name: str) -> list[Any] | None:
     """The registries' current choices of setting ``name`` (None: any value): what CLI and app offer."""
     from advisor.backends import BACKENDS
-    from advisor.embeddings import POOLINGS
+    from advisor.embeddings import PAIR_ENCODINGS, POOLINGS
     from trainers import PRECISIONS
 
     registries = {
@@ -177,6 +178,7 @@ def choices_of(name: str) -> list[Any] | None:
         "embeddings": embedding_choices,
         "profile": profiles.names,
         "pooling": lambda: list(POOLINGS),
+        "pair_encoding": lambda: list(PAIR_ENCODINGS),
         "backend": lambda: list(BACKENDS),
         "precision": lambda: list(PRECISIONS),
         "latency_batch": lambda: list(BATCH_SIZES),
@@ -233,11 +235,11 @@ def _check_numbers(settings: RunSettings) -> None:
 def _check_columns(settings: RunSettings) -> None:
     """``--text-col`` / ``--label-col`` against each CSV/TSV file as its reader will resolve them (names
     or 0-based positions, with or without a header): the same function, so the two cannot disagree."""
-    if settings.task != "classify":
+    if settings.task == "ner":
         return
     for path in (settings.data, settings.dev, settings.test):
         if path is not None and not is_hf_spec(path):
-            check_columns(path, settings.text_col, settings.label_col)
+            check_columns(path, settings.text_col, settings.label_col, settings.task)
 
 
 def check_data_path(path: str | os.PathLike[str], role: str) -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "family_runs",
     "featurize_order",
     "is_frozen",
+    "one_label_per_item",
     "ordered",
     "pairs",
     "parse_list",
@@ -73,6 +74,10 @@ class FamilySettings(Protocol):
     def layer(self) -> str: ...
     @property
     def pooling(self) -> str: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def pair_encoding(self) -> str: ...
     @property
     def distill_layer(self) -> str | None: ...
     @property
@@ -164,6 +169,7 @@ def _static_options(settings: FamilySettings, random_dim: int, device: str) -> d
 
 def _contextual_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
     options: dict[str, Any] = {"layer": settings.layer, "pooling": settings.pooling, "device": device}
+    options.update(_pair_options(settings))
     if settings.contextual:
         options["model"] = settings.contextual
     if settings.cache_dir:
@@ -171,9 +177,14 @@ def _contextual_options(settings: FamilySettings, random_dim: int, device: str) 
     return options
 
 
+def _pair_options(settings: FamilySettings) -> dict[str, Any]:
+    """How an encoder reads a pair task's two texts (only for pairs: other runs keep their resume key)."""
+    return {"pair_encoding": settings.pair_encoding} if settings.task == "pair" else {}
+
+
 def _distilled_options(settings: FamilySettings, random_dim: int, device: str) -> dict[str, Any]:
     """Same encoder and pooling as contextual: it reads contextual's feature cache."""
-    options: dict[str, Any] = {"pooling": settings.pooling, "device": device}
+    options: dict[str, Any] = {"pooling": settings.pooling, "device": device, **_pair_options(settings)}
     for option, value in (
         ("model", settings.contextual),
         ("cache_dir", settings.cache_dir),
@@ -413,6 +424,16 @@ for _spec in (
         scorer=_classification_scores,
         unit_correct=_classify_unit_correct,
     ),
+    TaskSpec(
+        name="pair",
+        primary_metric="accuracy",
+        metric_label="accuracy",
+        unit="sentence",
+        levels=("sentence",),
+        gain_unit="sentence",
+        scorer=_classification_scores,
+        unit_correct=_classify_unit_correct,
+    ),
 ):
     tasks.register(_spec.name, primary_metric=_spec.primary_metric, unit=_spec.unit)(_spec)
 
@@ -442,6 +463,11 @@ def units_correct(
         ],
         dtype=bool,
     )
+
+
+def one_label_per_item(task: str) -> bool:
+    """Classification and pair tasks label whole items (stratified subsets, a floor per class); NER labels tokens."""
+    return task_spec(task).levels == ("sentence",)
 
 
 def primary_metric(task: str) -> str:

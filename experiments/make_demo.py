@@ -1,4 +1,4 @@
-"""Generate the bundled demo corpora: a small NER set and a small sentiment set, deterministically.
+"""Generate the bundled demo corpora: small NER, sentiment and sentence-pair sets, deterministically.
 
 Why synthetic: the demo must run in minutes on a laptop and must *show* the three embedding
 families (random / GloVe / contextual) behaving differently. So the corpora plant exactly the
@@ -24,17 +24,19 @@ import io
 import random
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 __all__ = [
     "DEFAULT_OUT",
+    "PAIR_SIZES",
     "SEED",
     "SIZES",
     "ClassifyItem",
     "DemoData",
     "NerSentence",
+    "PairItem",
     "generate",
     "main",
     "write_demo",
@@ -371,6 +373,77 @@ CONTEXT_RATE = 0.5
 
 
 # ---------------------------------------------------------------------------------------------
+# Sentence pairs (paraphrase or not). Each item states one event twice: the second sentence says
+# the same in other words (passive voice, a synonym, the converse verb, the indirect object moved)
+# or says something else in nearly the same words (the roles swapped, the converse verb kept with
+# the same roles, a negation, another person or object). So word overlap alone misleads both
+# ways and the label depends on who did what to whom: on word order and the other sentence.
+# ---------------------------------------------------------------------------------------------
+
+PARAPHRASE = "paraphrase"
+DIFFERENT = "different"
+PAIR_LABELS: tuple[str, ...] = (DIFFERENT, PARAPHRASE)
+PAIR_SIZES: dict[str, int] = {"train": 480, "dev": 120, "test": 160}
+PAIR_SEED_OFFSET = 32  # the pairs' generator is seeded with seed + this (issue 32)
+
+
+@dataclass(frozen=True)
+class _Action:
+    """A transitive verb: base, past and participle forms, and synonyms (past, participle) seen in
+    training or held out for dev and test."""
+
+    base: str
+    past: str
+    participle: str
+    synonyms: tuple[tuple[str, str], ...]
+    held: tuple[tuple[str, str], ...]
+
+
+ACTIONS = (
+    _Action("praise", "praised", "praised", (("complimented", "complimented"),), (("commended", "commended"),)),
+    _Action("criticize", "criticized", "criticized", (("condemned", "condemned"),), (("denounced", "denounced"),)),
+    _Action("help", "helped", "helped", (("assisted", "assisted"),), (("aided", "aided"),)),
+    _Action("hire", "hired", "hired", (("recruited", "recruited"),), (("employed", "employed"),)),
+    _Action("call", "called", "called", (("phoned", "phoned"),), (("telephoned", "telephoned"),)),
+    _Action("beat", "beat", "beaten", (("defeated", "defeated"),), (("outplayed", "outplayed"),)),
+    _Action("interview", "interviewed", "interviewed", (("questioned", "questioned"),), (("quizzed", "quizzed"),)),
+    _Action("warn", "warned", "warned", (("cautioned", "cautioned"),), (("alerted", "alerted"),)),
+    _Action("fire", "fired", "fired", (("dismissed", "dismissed"),), (("sacked", "sacked"),)),
+    _Action("support", "supported", "supported", (("backed", "backed"),), (("endorsed", "endorsed"),)),
+)  # fmt: skip
+# A transfer and its converse: "X sold the car to Y" means "Y bought the car from X".
+TRANSFERS = (
+    (("sell", "sold", "sold", "to"), ("buy", "bought", "bought", "from")),
+    (("lend", "lent", "lent", "to"), ("borrow", "borrowed", "borrowed", "from")),
+    (("give", "gave", "given", "to"), ("receive", "received", "received", "from")),
+)
+OBJECTS_SEEN = (
+    "car", "house", "bike", "laptop", "painting", "boat", "piano", "camera", "watch", "phone",
+    "ticket", "book", "lamp", "desk", "horse", "tent",
+)  # fmt: skip
+OBJECTS_HELD = ("guitar", "tractor", "violin", "sofa", "kayak", "telescope", "scooter", "microscope")
+# A time phrase and one that means the same.
+TIMES = (
+    ("last week", "a week ago"),
+    ("this morning", "earlier this morning"),
+    ("on Monday", "on Monday"),
+    ("last year", "a year ago"),
+    ("in March", "in March"),
+    ("on Friday evening", "on Friday evening"),
+)
+# How the second sentence of a pair is made (drawn with these weights).
+PARAPHRASE_KINDS = (("passive", 3), ("synonym", 3), ("fronted", 2), ("converse", 3), ("dative", 2))
+DIFFERENT_KINDS = (
+    ("swap", 3),
+    ("swap_passive", 2),
+    ("mismatch", 2),
+    ("negation", 2),
+    ("other", 2),
+    ("unrelated", 2),
+)
+
+
+# ---------------------------------------------------------------------------------------------
 # Generation
 # ---------------------------------------------------------------------------------------------
 
@@ -393,11 +466,12 @@ class ClassifyItem:
 
 @dataclass(frozen=True)
 class DemoData:
-    """Both corpora, keyed by split name ("train", "dev", "test")."""
+    """The corpora (NER, sentiment, sentence pairs), keyed by split name ("train", "dev", "test")."""
 
     ner: dict[str, list[NerSentence]]
     classify: dict[str, list[ClassifyItem]]
     seed: int
+    pair: dict[str, list[PairItem]] = field(default_factory=dict)
 
 
 def _pick(rng: random.Random, seen: Sequence[str], held: Sequence[str], heldout_rate: float) -> str:
@@ -511,8 +585,113 @@ def _draw_unique(make: Callable[[], T], key: Callable[[T], Hashable], taken: set
             return item
 
 
+@dataclass(frozen=True)
+class PairItem:
+    """One sentence pair and its label; ``kind`` says how the second sentence was made (not written)."""
+
+    sentence1: str
+    sentence2: str
+    label: str
+    kind: str
+
+
+def _weighted(rng: random.Random, kinds: tuple[tuple[str, int], ...]) -> str:
+    return rng.choices([k for k, _ in kinds], weights=[w for _, w in kinds])[0]
+
+
+def _people(rng: random.Random, n: int, heldout: float) -> list[str]:
+    """``n`` different first names, each from the held-out pool with probability ``heldout``."""
+    names: list[str] = []
+    while len(names) < n:
+        name = _pick(rng, FIRST_SEEN, FIRST_HELD, heldout)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _synonym(rng: random.Random, action: _Action, heldout: float) -> str:
+    """The past form of a synonym of ``action`` (held out with probability ``heldout``)."""
+    return _pick(rng, action.synonyms, action.held, heldout)[0]
+
+
+def _action_pair(rng: random.Random, kind: str, heldout: float) -> tuple[str, str]:
+    a, b, c = _people(rng, 3, heldout)
+    act = rng.choice(ACTIONS)
+    time, same_time = rng.choice(TIMES)
+    time2 = rng.choice((time, same_time))
+    first = f"{a} {act.past} {b} {time}."
+    second = {
+        "passive": f"{b} was {act.participle} by {a} {time2}.",
+        "synonym": f"{a} {_synonym(rng, act, heldout)} {b} {time2}.",
+        "fronted": f"{time2[0].upper()}{time2[1:]}, {a} {_synonym(rng, act, heldout)} {b}.",
+        "swap": f"{b} {act.past} {a} {time}.",
+        "swap_passive": f"{a} was {act.participle} by {b} {time}.",
+        "negation": f"{a} did not {act.base} {b} {time}.",
+        "other": f"{a} {act.past} {c} {time}.",
+    }[kind]
+    return first, second
+
+
+def _transfer_pair(rng: random.Random, kind: str, heldout: float) -> tuple[str, str]:
+    x, y = _people(rng, 2, heldout)
+    (base, past, participle, prep), (_, conv_past, _, conv_prep) = rng.choice(TRANSFERS)
+    thing = _pick(rng, OBJECTS_SEEN, OBJECTS_HELD, heldout)
+    other = thing
+    while other == thing:
+        other = _pick(rng, OBJECTS_SEEN, OBJECTS_HELD, heldout)
+    time, same_time = rng.choice(TIMES)
+    time2 = rng.choice((time, same_time))
+    first = f"{x} {past} the {thing} {prep} {y} {time}."
+    second = {
+        "passive": f"The {thing} was {participle} {prep} {y} by {x} {time2}.",
+        "converse": f"{y} {conv_past} the {thing} {conv_prep} {x} {time2}.",
+        "dative": f"{x} {past} {y} the {thing} {time2}.",
+        "swap": f"{y} {past} the {thing} {prep} {x} {time}.",
+        "mismatch": f"{x} {conv_past} the {thing} {conv_prep} {y} {time}.",
+        "negation": f"{x} did not {base} the {thing} {prep} {y} {time}.",
+        "other": f"{x} {past} the {other} {prep} {y} {time}.",
+    }[kind]
+    return first, second
+
+
+_ACTION_KINDS = frozenset({"passive", "synonym", "fronted", "swap", "swap_passive", "negation", "other"})
+_TRANSFER_KINDS = frozenset({"passive", "converse", "dative", "swap", "mismatch", "negation", "other"})
+
+
+def _pair_item(rng: random.Random, label: str, heldout: float) -> PairItem:
+    """A pair meaning ``label``: the label is drawn first, then how the second sentence is made."""
+    kind = _weighted(rng, PARAPHRASE_KINDS if label == PARAPHRASE else DIFFERENT_KINDS)
+    if kind == "unrelated":  # two events that share at most a name: the easy negatives
+        first = _action_pair(rng, "other", heldout)[0]
+        second = _transfer_pair(rng, "other", heldout)[0]
+        return PairItem(first, second, label, kind)
+    use_action = kind in _ACTION_KINDS and (kind not in _TRANSFER_KINDS or rng.random() < 0.5)
+    first, second = (_action_pair if use_action else _transfer_pair)(rng, kind, heldout)
+    return PairItem(first, second, label, kind)
+
+
+def _pairs(rng: random.Random, sizes: dict[str, int]) -> dict[str, list[PairItem]]:
+    """Balanced pairs per split, none repeated within or across splits; dev/test use held-out words."""
+    taken: set[Hashable] = set()
+    out: dict[str, list[PairItem]] = {}
+    for split in SPLITS:
+        heldout = 0.0 if split == "train" else HELDOUT_ENTITY_RATE
+        labels = [PAIR_LABELS[i % len(PAIR_LABELS)] for i in range(sizes[split])]
+        rng.shuffle(labels)
+        out[split] = [
+            _draw_unique(
+                lambda label=label, h=heldout: _pair_item(rng, label, h),
+                key=lambda item: (item.sentence1.lower(), item.sentence2.lower()),
+                taken=taken,
+            )
+            for label in labels
+        ]
+    return out
+
+
 def generate(seed: int = SEED, sizes: dict[str, int] | None = None) -> DemoData:
-    """Both corpora for all splits; the same ``seed`` always gives the same data."""
+    """All corpora for all splits; the same ``seed`` always gives the same data (``sizes``: every corpus's,
+    default :data:`SIZES`, and :data:`PAIR_SIZES` for pairs)."""
     sizes = sizes or SIZES
     rng = random.Random(seed)
     ner: dict[str, list[NerSentence]] = {}
@@ -541,7 +720,9 @@ def generate(seed: int = SEED, sizes: dict[str, int] | None = None) -> DemoData:
             )
             for label in labels
         ]
-    return DemoData(ner=ner, classify=classify, seed=seed)
+    # Pairs draw from a generator of their own, so adding them left the other corpora's bytes as they were.
+    pair = _pairs(random.Random(seed + PAIR_SEED_OFFSET), sizes if sizes is not SIZES else PAIR_SIZES)
+    return DemoData(ner=ner, classify=classify, seed=seed, pair=pair)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,6 +743,39 @@ def _csv(items: Sequence[ClassifyItem]) -> str:
     writer.writerow(["text", "label"])
     writer.writerows([item.text, item.label] for item in items)
     return buffer.getvalue()
+
+
+def _pair_tsv(items: Sequence[PairItem]) -> str:
+    """GLUE-style TSV: a ``sentence1, sentence2, label`` header, one pair per line (no tabs or quotes inside)."""
+    lines = ["sentence1\tsentence2\tlabel"]
+    lines += [f"{item.sentence1}\t{item.sentence2}\t{item.label}" for item in items]
+    return "\n".join(lines) + "\n"
+
+
+def pair_overlap(item: PairItem) -> float:
+    """Share of the second sentence's distinct words (lowercased) that also occur in the first."""
+    first = {w.lower() for w in _words(item.sentence1)}
+    second = {w.lower() for w in _words(item.sentence2)}
+    return len(first & second) / len(second)
+
+
+def _pair_stats(data: DemoData) -> dict[str, str]:
+    """The pair corpus's numbers quoted in the README."""
+    train = data.pair["train"]
+    by_label = {label: [pair_overlap(i) for i in train if i.label == label] for label in PAIR_LABELS}
+    train_words = {w.lower() for i in train for w in _words(f"{i.sentence1} {i.sentence2}")}
+    test = data.pair["test"]
+    unseen = sum(
+        any(w.lower() not in train_words for w in _words(f"{i.sentence1} {i.sentence2}")) for i in test
+    )
+    different = by_label[DIFFERENT]
+    return {
+        "pair_sizes": " / ".join(str(len(data.pair[s])) for s in SPLITS),
+        "pair_overlap_paraphrase": f"{sum(by_label[PARAPHRASE]) / len(by_label[PARAPHRASE]):.0%}",
+        "pair_overlap_different": f"{sum(different) / len(different):.0%}",
+        "pair_high_different": f"{sum(o >= 0.8 for o in different) / len(different):.0%}",
+        "pair_unseen_share": f"{unseen / len(test):.0%}",
+    }
 
 
 def _stats(data: DemoData) -> dict[str, str]:
@@ -596,6 +810,7 @@ def _stats(data: DemoData) -> dict[str, str]:
         "classify_unseen_share": f"{with_unseen / len(test_items):.0%}",
         "n_ner_templates": str(len(NER_TEMPLATES)),
         "n_classify_templates": str(len(CLASSIFY_TEMPLATES)),
+        **_pair_stats(data),
     }
 
 
@@ -643,6 +858,7 @@ files equal the generator's output byte for byte.
 |---|---|---|---|
 | `ner_{{train,dev,test}}.conll` | NER: PER, LOC, ORG, PRODUCT in IOB2 | {ner_sizes} sentences | `token<TAB>tag`, blank line between sentences |
 | `classify_{{train,dev,test}}.csv` | sentiment: `positive` / `negative`, balanced | {classify_sizes} items | CSV with header `text,label` |
+| `pair_{{train,dev,test}}.tsv` | sentence pairs: `paraphrase` / `different`, balanced | {pair_sizes} pairs | TSV with header `sentence1<TAB>sentence2<TAB>label` |
 
 Training entity mentions: {entity_counts}. The text comes from {n_ner_templates} NER and
 {n_classify_templates} sentiment templates filled with real vocabulary, so it reads as natural
@@ -676,17 +892,31 @@ decide when contextual embeddings are worth their cost:
 
 Everything is lowercase-safe (the encoders are uncased and GloVe is lowercase): no label depends
 on capitalisation alone, although the files use normal casing.
+
+## Sentence pairs
+
+Each pair states one event twice (`advisor demo --task pair`). A `paraphrase` says it in other
+words: the passive voice, a synonym, the converse verb ("Anna sold the car to Paul" / "Paul bought
+the car from Anna"), the indirect object moved ("Anna sold Paul the car"). A `different` pair says
+something else in nearly the same words: the roles swapped, the converse verb with the roles
+kept, a negation, another person or object; a few are unrelated events. So word overlap misleads
+both ways (mean share of the second sentence's words in the first: {pair_overlap_paraphrase} for
+paraphrases, {pair_overlap_different} for different pairs, of which {pair_high_different} overlap
+at least 80%), and the label depends on who did what to whom, which only word order and the other
+sentence tell. Dev and test draw names, objects and synonyms from held-out pools:
+{pair_unseen_share} of the test pairs contain a word absent from training.
 """
 
 
 def write_demo(out_dir: Path = DEFAULT_OUT, seed: int = SEED) -> list[Path]:
-    """Write the six data files and README.md into ``out_dir``; returns the written paths."""
+    """Write the nine data files and README.md into ``out_dir``; returns the written paths."""
     data = generate(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     contents: dict[str, str] = {}
     for split in SPLITS:
         contents[f"ner_{split}.conll"] = _conll(data.ner[split])
         contents[f"classify_{split}.csv"] = _csv(data.classify[split])
+        contents[f"pair_{split}.tsv"] = _pair_tsv(data.pair[split])
     contents["README.md"] = README.format(seed=seed, **_stats(data))
     written = []
     for name, text in contents.items():

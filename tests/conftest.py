@@ -15,6 +15,7 @@ from tests.helpers import (
     NewStore,
     build_store_template,
     build_tiny_bert,
+    build_tiny_roberta,
     clone_store_folder,
     copy_store,
     tiny_run_settings,
@@ -66,6 +67,11 @@ def advisor_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[s
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_roberta(tmp_path_factory.mktemp("tiny_roberta"))
 
 
 @pytest.fixture(scope="session")

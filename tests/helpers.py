@@ -62,6 +62,38 @@ def build_tiny_bert(path: Path, max_position_embeddings: int = 64) -> Path:
     return path
 
 
+def build_tiny_roberta(path: Path) -> Path:
+    """A 1-layer, 16-d RoBERTa with a byte-level BPE vocabulary (the alphabet and a few merges), saved to ``path``."""
+    import json
+
+    import torch
+    from tokenizers.pre_tokenizers import ByteLevel
+    from transformers import RobertaConfig, RobertaModel, RobertaTokenizer
+
+    path.mkdir(parents=True, exist_ok=True)
+    # Byte-level alphabet plus a few merged words: no BPE training needed, still RoBERTa's scheme.
+    pieces = ["<s>", "<pad>", "</s>", "<unk>", "<mask>", *sorted(ByteLevel.alphabet())]
+    merges = ["Ġ t", "h e", "Ġt he", "c i", "t y", "Ġ ci", "Ġci ty"]
+    pieces += [a + b for a, b in (m.split() for m in merges)]
+    (path / "vocab.json").write_text(json.dumps({p: i for i, p in enumerate(pieces)}), encoding="utf-8")
+    (path / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    tokenizer = RobertaTokenizer(vocab=str(path / "vocab.json"), merges=str(path / "merges.txt"))
+    tokenizer.model_max_length = 32
+    tokenizer.save_pretrained(path)
+    config = RobertaConfig(
+        vocab_size=len(pieces),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=34,  # RoBERTa positions start after the padding index
+        pad_token_id=1,
+    )
+    torch.manual_seed(0)
+    RobertaModel(config).save_pretrained(path)
+    return path
+
+
 def write_tiny_vectors(path: Path, dim: int = 8, header: bool = False) -> Path:
     """A GloVe-style text file covering most of ``TINY_WORDS`` with deterministic vectors."""
     rng = np.random.default_rng(0)
@@ -283,11 +315,12 @@ class FinishedRun:
 class LabelledCorpus:
     """The corpus shape the trainers read (``trainers._corpus.LabelledItems``), without ``advisor``."""
 
-    task: str  # "ner" | "classify"
+    task: str  # "ner" | "classify" | "pair"
     tokens: list[list[str]]
     labels: list[Any]
     source: str = "<memory>"
     line_numbers: list[int] = field(default_factory=list)
+    pair_split: list[int] = field(default_factory=list)  # pair: words of the first text per item
 
     def __post_init__(self) -> None:
         if len(self.tokens) != len(self.labels):
@@ -311,6 +344,7 @@ class LabelledCorpus:
             tokens=[self.tokens[i] for i in idx],
             labels=[self.labels[i] for i in idx],
             line_numbers=[self.line_numbers[i] for i in idx],
+            pair_split=[self.pair_split[i] for i in idx] if self.pair_split else [],
         )
 
 

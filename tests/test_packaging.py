@@ -26,7 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_FILES = [
     f"{task}_{part}.{suffix}"
-    for task, suffix in (("ner", "conll"), ("classify", "csv"))
+    for task, suffix in (("ner", "conll"), ("classify", "csv"), ("pair", "tsv"))
     for part in ("train", "dev", "test")
 ]
 

@@ -1,7 +1,8 @@
 """Downstream models trained on frozen word features: the same model for every embedding.
 
 ``fit_and_evaluate(train_feats, train_corpus, dev_feats, dev_corpus, eval_feats, eval_corpus,
-config)`` trains a BiLSTM(-CRF) tagger (NER) or a CNN / BiLSTM classifier, early-stops on dev and
+config)`` trains a BiLSTM(-CRF) tagger (NER), a CNN / BiLSTM classifier or, for sentence pairs,
+that classifier's encoder over each text with an MLP on ``[u; v; |u - v|; u * v]``, early-stops on dev and
 returns a :class:`TrainResult` with eval scores, per-item predictions and p(gold), and costs. The
 headline metric comes from the caller's task spec (``scoring=TaskScoring(task, primary_metric)``),
 else the task's default (:func:`default_primary`).
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "BiLSTMPoolClassifier": "_classifier",
     "CNNClassifier": "_classifier",
+    "PairClassifier": "_pair",
     "CLASSIFIERS": "_config",
     "PRECISIONS": "_config",
     "TrainConfig": "_config",
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from trainers._finetune import FineTuneConfig, FineTuner, finetune_and_evaluate
     from trainers._loop import fit_and_evaluate
     from trainers._model import ServingModel
+    from trainers._pair import PairClassifier
     from trainers._precision import resolve_precision
     from trainers._scoring import TaskScoring, default_primary
     from trainers._tagger import CASING_CLASSES, BiLSTMTagger, casing_ids
@@ -92,6 +95,7 @@ __all__ = [
     "FineTuner",
     "InputError",
     "LinearChainCRF",
+    "PairClassifier",
     "RowView",
     "ServingModel",
     "TaskScoring",

@@ -14,6 +14,7 @@ import torch
 
 from trainers._corpus import LabelledItems as Corpus
 from trainers._features import RowView, TokenFeatures, offsets_from_lengths
+from trainers._pair import pair_split_of, side_segments
 from trainers._tagger import casing_ids
 
 __all__ = ["Batch", "Split", "feature_view", "label_set"]
@@ -72,6 +73,8 @@ def _model_input(gathered: np.ndarray, buffer: _InputBuffer) -> torch.Tensor:
 
 @dataclass
 class Batch:
+    """Padded inputs of ``items``; a pair batch's ``vectors``/``mask`` hold each first text, then each second."""
+
     items: np.ndarray
     vectors: torch.Tensor
     mask: torch.Tensor
@@ -80,13 +83,24 @@ class Batch:
 
 
 class Split:
-    """Features + label ids of one split, cut into padded tensor batches on demand."""
+    """Features + label ids of one split, cut into padded tensor batches on demand.
 
-    def __init__(self, feats: TokenFeatures, corpus: Corpus, label_index: dict[str, int], casing: bool):
+    ``name`` names the split in errors (a pair corpus's splits are checked here, ``trainers._pair``).
+    """
+
+    def __init__(
+        self,
+        feats: TokenFeatures,
+        corpus: Corpus,
+        label_index: dict[str, int],
+        casing: bool,
+        name: str = "served",
+    ):
         self.feats = feats
         self.corpus = corpus
         self.task = corpus.task
         self.lengths = feats.lengths().astype(np.int64)
+        self.pair_split = pair_split_of(corpus, self.lengths, name) if self.task == "pair" else None
         if self.task == "ner":
             flat = [label_index[tag] for tags in corpus.labels for tag in tags]
             self.token_targets = np.asarray(flat, dtype=np.int64)
@@ -101,12 +115,19 @@ class Split:
     def __len__(self) -> int:
         return len(self.lengths)
 
+    def _segments(self, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(first row, length) of each padded sequence: the items, or both sides of pair items."""
+        starts, lengths = self.feats.offsets[items], self.lengths[items]
+        if self.pair_split is None:
+            return starts, lengths
+        return side_segments(starts, lengths, self.pair_split[items])
+
     def batch(self, items: np.ndarray, device: torch.device) -> Batch:
-        lengths = self.lengths[items]
+        starts, lengths = self._segments(items)
         n_steps = max(int(lengths.max()), 1)
         steps = np.arange(n_steps)
         real = steps[None, :] < lengths[:, None]
-        rows = np.where(real, self.feats.offsets[items][:, None] + steps[None, :], 0)
+        rows = np.where(real, starts[:, None] + steps[None, :], 0)
         gathered = np.asarray(self.feats.vectors[rows])  # one gather, also from a float16 memmap
         gathered[~real] = 0
         vectors = _model_input(gathered, self._input_buffer)

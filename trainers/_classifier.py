@@ -14,6 +14,10 @@ Accuracy is on par (one seed: CNN ahead on two of three), the CNN is 20-30 % che
 (convolutions over all positions at once instead of a sequential recurrence) and parallelises
 better on a GPU, so it is the default; the BiLSTM stays available (``classifier="bilstm"``) for
 longer texts where word order across the sentence matters more.
+
+Each classifier is its pooling encoder (:class:`CNNEncoder`, :class:`BiLSTMPoolEncoder`) plus
+dropout and a linear output; the sentence-pair model (:mod:`trainers._pair`) runs the same encoder
+over each text of a pair.
 """
 
 from __future__ import annotations
@@ -24,18 +28,27 @@ from torch import nn
 from trainers._mix import ScalarMix
 from trainers._rnn import BiLSTM
 
-__all__ = ["BiLSTMPoolClassifier", "CNNClassifier", "make_classifier"]
+__all__ = [
+    "BiLSTMPoolClassifier",
+    "BiLSTMPoolEncoder",
+    "CNNClassifier",
+    "CNNEncoder",
+    "make_classifier",
+    "make_encoder",
+]
 
 _NEG_INF = -1e9
 
 
-class CNNClassifier(nn.Module):
-    """Kim (2014): projection -> convolutions of widths 3, 4, 5 -> ReLU -> max over time -> linear."""
+class CNNEncoder(nn.Module):
+    """Kim (2014) without its output layer: projection -> convolutions of widths 3, 4, 5 -> ReLU -> max over time.
+
+    Apart from the output so a pair model can run the same sentence encoder over each text.
+    """
 
     def __init__(
         self,
         input_dim: int,
-        num_labels: int,
         projection: int,
         hidden: int,
         dropout: float,
@@ -49,9 +62,10 @@ class CNNClassifier(nn.Module):
         self.convs = nn.ModuleList(nn.Conv1d(projection, hidden, w, padding=w - 1) for w in widths)
         self.widths = widths
         self.dropout = nn.Dropout(dropout)
-        self.output = nn.Linear(hidden * len(widths), num_labels)
+        self.out_dim = hidden * len(widths)
 
     def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``(B, T, dim)`` words (a layer stack: ``(layers, B, T, dim)``) -> ``(B, out_dim)`` pooled."""
         if self.mix is not None:
             vectors = self.mix(vectors)
         hidden = self.dropout(self.project(vectors)) * mask.unsqueeze(2)
@@ -64,11 +78,64 @@ class CNNClassifier(nn.Module):
             valid = positions.unsqueeze(0) < lengths + width - 1  # windows touching a real word
             feature_maps = feature_maps.masked_fill(~valid.unsqueeze(1), _NEG_INF)
             pooled.append(feature_maps.max(dim=2).values)
-        return self.output(self.dropout(torch.cat(pooled, dim=1)))
+        return torch.cat(pooled, dim=1)
 
 
-class BiLSTMPoolClassifier(nn.Module):
-    """Projection -> BiLSTM -> max over the real time steps -> linear."""
+class BiLSTMPoolEncoder(nn.Module):
+    """Projection -> BiLSTM -> max over the real time steps (no output layer, like :class:`CNNEncoder`)."""
+
+    def __init__(
+        self, input_dim: int, projection: int, hidden: int, dropout: float, mix: ScalarMix | None = None
+    ) -> None:
+        super().__init__()
+        self.mix = mix
+        self.project = nn.Linear(input_dim, projection)
+        self.lstm = BiLSTM(projection, hidden)
+        self.dropout = nn.Dropout(dropout)
+        self.out_dim = 2 * hidden
+
+    def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.mix is not None:
+            vectors = self.mix(vectors)
+        hidden = self.lstm(self.dropout(self.project(vectors)), mask.sum(1))
+        hidden = hidden.masked_fill(~mask.unsqueeze(2), _NEG_INF)
+        return hidden.max(dim=1).values
+
+
+class _PooledClassifier(nn.Module):
+    """A sentence encoder, dropout on its pooled vector, a linear layer to the labels."""
+
+    def __init__(self, encoder: nn.Module, num_labels: int) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.output = nn.Linear(encoder.out_dim, num_labels)
+
+    @property
+    def mix(self) -> ScalarMix | None:
+        return self.encoder.mix
+
+    def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.output(self.encoder.dropout(self.encoder(vectors, mask)))
+
+
+class CNNClassifier(_PooledClassifier):
+    """Kim (2014): :class:`CNNEncoder` -> dropout -> linear."""
+
+    def __init__(
+        self,
+        input_dim: int,
+        num_labels: int,
+        projection: int,
+        hidden: int,
+        dropout: float,
+        widths: tuple[int, ...] = (3, 4, 5),
+        mix: ScalarMix | None = None,
+    ) -> None:
+        super().__init__(CNNEncoder(input_dim, projection, hidden, dropout, widths, mix=mix), num_labels)
+
+
+class BiLSTMPoolClassifier(_PooledClassifier):
+    """:class:`BiLSTMPoolEncoder` -> dropout -> linear."""
 
     def __init__(
         self,
@@ -79,19 +146,18 @@ class BiLSTMPoolClassifier(nn.Module):
         dropout: float,
         mix: ScalarMix | None = None,
     ) -> None:
-        super().__init__()
-        self.mix = mix
-        self.project = nn.Linear(input_dim, projection)
-        self.lstm = BiLSTM(projection, hidden)
-        self.dropout = nn.Dropout(dropout)
-        self.output = nn.Linear(2 * hidden, num_labels)
+        super().__init__(BiLSTMPoolEncoder(input_dim, projection, hidden, dropout, mix=mix), num_labels)
 
-    def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        if self.mix is not None:
-            vectors = self.mix(vectors)
-        hidden = self.lstm(self.dropout(self.project(vectors)), mask.sum(1))
-        hidden = hidden.masked_fill(~mask.unsqueeze(2), _NEG_INF)
-        return self.output(self.dropout(hidden.max(dim=1).values))
+
+def make_encoder(
+    kind: str, input_dim: int, projection: int, hidden: int, dropout: float, mix: ScalarMix | None = None
+) -> nn.Module:
+    """The sentence encoder by name, without an output layer (its width: ``out_dim``)."""
+    if kind == "cnn":
+        return CNNEncoder(input_dim, projection, hidden, dropout, mix=mix)
+    if kind == "bilstm":
+        return BiLSTMPoolEncoder(input_dim, projection, hidden, dropout, mix=mix)
+    raise ValueError(f"unknown classifier {kind!r}")
 
 
 def make_classifier(

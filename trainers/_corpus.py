@@ -15,11 +15,12 @@ __all__ = ["LabelledItems"]
 class LabelledItems(Protocol):
     """Items with gold labels: NER sentences (tokens and one tag per token) or texts with one label."""
 
-    task: str  # "ner" | "classify"
+    task: str  # "ner" | "classify" | "pair" (a pair item's tokens: the first text's words, then the second's)
     tokens: Sequence[Sequence[str]]
     labels: Sequence[Any]
     source: str
     line_numbers: Sequence[int]
+    pair_split: Sequence[int]  # pair task: words of the first text in ``tokens[i]``; empty otherwise
 
     def __len__(self) -> int: ...
 

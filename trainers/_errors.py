@@ -138,3 +138,15 @@ T204 = define(
     _INPUT,
 )
 T205 = define("T205", "the {name} set is empty", kind=_INPUT)
+T206 = define(
+    "T206",
+    "the {name} corpus is a sentence-pair task but gives {n_splits} pair splits for {n_items} items",
+    "read pair data with a pair reader: each item records how many words its first text has",
+    _INPUT,
+)
+T207 = define(
+    "T207",
+    "{name} pair item {i} has {n_tokens} words split after word {split}: both texts need a word",
+    "give each pair item a first text and a second text of at least one word each",
+    _INPUT,
+)

@@ -2,7 +2,9 @@
 
 What most practitioners would ship, and so the ceiling the frozen comparison is read against:
 token classification for NER (each word is labelled on its first sub-word piece; the other pieces
-are ignored by the loss, as in the BERT paper), sequence classification for text. AdamW with
+are ignored by the loss, as in the BERT paper), sequence classification for text, and for a pair
+of texts the encoder's own sequence-pair classification (the two texts go to the tokenizer as a
+pair: ``[CLS] a [SEP] b [SEP]`` with segment ids for BERT, the model's own template elsewhere). AdamW with
 linear warm-up and decay, gradient clipping, early stopping on the dev primary metric (ties broken
 by dev loss), best weights kept, seeded (the head's initialisation, the batch order and dropout).
 
@@ -26,6 +28,7 @@ import numpy as np
 import torch
 
 from trainers._config import TrainResult
+from trainers._pair import pair_split_of
 from trainers._scoring import TaskScoring, scoring_for
 from trainers._system import peak_memory_mb, reproducible, resolve_device, start_memory_window
 
@@ -68,6 +71,7 @@ class _Encoded:
     piece_labels: list[list[int]]  # NER only
     first_piece: list[np.ndarray]  # per item, per word: index of its first piece (-1: truncated away)
     targets: np.ndarray  # classification: label id per item
+    type_ids: list[list[int]]  # pairs, where the tokenizer gives segment ids (BERT): 0 first text, 1 second
 
 
 def _hub_kwargs(model: str) -> dict[str, Any]:
@@ -128,17 +132,31 @@ class FineTuner:
 
     # -- inputs ---------------------------------------------------------------------------------
 
+    def _tokenize(self, corpus: Any) -> tuple[Any, np.ndarray]:
+        """Pieces of every item (truncated to ``max_length``) and the words of each pair's first text.
+
+        A pair's texts go in as the tokenizer's sequence pair, so the encoder sees its own pair
+        template; for other tasks the split is all zeros.
+        """
+        tokens = [list(t) if len(t) else [self.tokenizer.unk_token] for t in corpus.tokens]
+        limit = {"truncation": True, "max_length": self.config.max_length, "is_split_into_words": True}
+        if self.task != "pair":
+            return self.tokenizer(tokens, **limit), np.zeros(len(tokens), dtype=np.int64)
+        lengths = np.asarray([len(t) for t in corpus.tokens], dtype=np.int64)
+        split = pair_split_of(corpus, lengths, "fine-tuning")
+        first = [t[:k] for t, k in zip(tokens, split.tolist(), strict=True)]
+        second = [t[k:] for t, k in zip(tokens, split.tolist(), strict=True)]
+        return self.tokenizer(first, second, **limit), split
+
     def encode(self, corpus: Any) -> _Encoded:
         """Pieces of each item (truncated to ``max_length``), aligned to words with ``word_ids()``."""
-        tokens = [list(t) if len(t) else [self.tokenizer.unk_token] for t in corpus.tokens]
-        enc = self.tokenizer(
-            tokens, is_split_into_words=True, truncation=True, max_length=self.config.max_length
-        )
+        enc, split = self._tokenize(corpus)
         ids, piece_labels, firsts = [], [], []
         for i, words in enumerate(corpus.tokens):
-            word_ids = enc.word_ids(i)
+            word_ids, sides = enc.word_ids(i), enc.sequence_ids(i)
             first = np.full(len(words), -1, dtype=np.int64)
-            for pos, w in enumerate(word_ids):
+            for pos, (w, side) in enumerate(zip(word_ids, sides, strict=True)):
+                w = None if w is None else w + (int(split[i]) if side == 1 else 0)  # a pair's second text
                 if w is not None and w < len(words) and first[w] < 0:
                     first[w] = pos
             ids.append(list(enc["input_ids"][i]))
@@ -152,7 +170,12 @@ class FineTuner:
         targets = np.asarray(
             [self.label_index.get(y, -1) for y in corpus.labels] if self.task != "ner" else [], dtype=np.int64
         )
-        return _Encoded(ids, piece_labels, firsts, targets)
+        type_ids = [list(t) for t in enc["token_type_ids"]] if self._segments(enc) else []
+        return _Encoded(ids, piece_labels, firsts, targets, type_ids)
+
+    def _segments(self, enc: Any) -> bool:
+        """Whether the model reads segment ids of a pair (BERT does; RoBERTa and DistilBERT have none)."""
+        return self.task == "pair" and "token_type_ids" in enc
 
     def _batch(self, data: _Encoded, items: np.ndarray) -> dict[str, torch.Tensor]:
         """Padded tensors on the model's side of the tokenizer (XLNet pads left, most models right)."""
@@ -161,13 +184,18 @@ class FineTuner:
         ids = np.full((len(items), longest), self.tokenizer.pad_token_id, dtype=np.int64)
         mask = np.zeros_like(ids)
         labels = np.full_like(ids, _IGNORE)
+        types = np.full_like(ids, self.tokenizer.pad_token_type_id)
         for row, i in enumerate(items):
             n = len(data.ids[i])
             cols = slice(longest - n, longest) if left else slice(0, n)
             ids[row, cols], mask[row, cols] = data.ids[i], 1
             if self.task == "ner":
                 labels[row, cols] = data.piece_labels[i]
+            if data.type_ids:
+                types[row, cols] = data.type_ids[i]
         batch = {"input_ids": ids, "attention_mask": mask}
+        if data.type_ids:
+            batch["token_type_ids"] = types
         batch["labels"] = labels if self.task == "ner" else data.targets[items]
         return {k: torch.from_numpy(np.asarray(v)).to(self.device) for k, v in batch.items()}
 

@@ -157,7 +157,10 @@ def _splits(
     labels = label_set(*corpora)
     label_index = {label: i for i, label in enumerate(labels)}
     use_casing = corpora[0].task == "ner" and config.casing_features
-    splits = {name: Split(feats, corpus, label_index, use_casing) for name, (feats, corpus) in pairs.items()}
+    splits = {
+        name: Split(feats, corpus, label_index, use_casing, name=name)
+        for name, (feats, corpus) in pairs.items()
+    }
     return labels, splits
 
 

@@ -1,8 +1,10 @@
 """The downstream network of one task with its forward, loss, decoding and scoring.
 
-One object for both tasks, so the training loop, the evaluation and the serving measurement read
-the same code: a BiLSTM tagger (NER) or a classifier (CNN / BiLSTM) behind the same projection,
-with a learned scalar mix in front when the features are a layer stack.
+One object for every task, so the training loop, the evaluation and the serving measurement read
+the same code: a BiLSTM tagger (NER), a classifier (CNN / BiLSTM) or the pair model (that
+classifier's encoder over each text, ``trainers._pair``) behind the same projection, with a
+learned scalar mix in front when the features are a layer stack. A pair is scored like a text:
+one label per item, accuracy.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import torch
 from torch import nn
 
 from trainers._batches import Batch, Split
-from trainers._classifier import make_classifier
+from trainers._classifier import make_classifier, make_encoder
 from trainers._config import TrainConfig
 from trainers._corpus import LabelledItems as Corpus
 from trainers._features import TokenFeatures
 from trainers._mix import ScalarMix, layer_norms
+from trainers._pair import PairClassifier
 from trainers._precision import autocast, resolve_precision
 from trainers._scoring import TaskScoring, scoring_for
 from trainers._tagger import BiLSTMTagger
@@ -79,6 +82,11 @@ class TaskModel:
                 observed_transitions=_observed_transitions(train, labels) if config.use_crf else None,
                 mix=self.mix,
             )
+        elif task == "pair":
+            encoder = make_encoder(
+                config.classifier, dim, config.projection, config.hidden, config.dropout, mix=self.mix
+            )
+            self.net = PairClassifier(encoder, len(labels), config.hidden, config.dropout)
         else:
             self.net = make_classifier(
                 config.classifier,
@@ -158,6 +166,8 @@ class ServingModel:
 
     Serving costs are measured on it (``advisor.costs``): time and memory do not depend on the weight
     values, so no training is needed. ``probe`` (a few items with their features) sizes the model.
+    A pair batch is served like any other, ``predict(features, corpus)``: the corpus's ``pair_split``
+    says where each item's first text ends.
     """
 
     def __init__(

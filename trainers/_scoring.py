@@ -21,6 +21,7 @@ __all__ = ["TaskScoring", "default_primary", "scoring_for"]
 _METRICS = {
     "ner": ("f1", "precision", "recall", "conlleval_f1", "repaired_f1"),
     "classify": ("accuracy", "macro_f1"),
+    "pair": ("accuracy", "macro_f1"),  # one label per pair of texts: scored like a text
 }
 
 
@@ -37,7 +38,7 @@ class TaskScoring:
     primary_metric: str
 
     def __post_init__(self) -> None:
-        known = _METRICS["ner" if self.task == "ner" else "classify"]
+        known = _METRICS.get(self.task, _METRICS["classify"])
         if self.primary_metric not in known:
             requirement = f"be one of {', '.join(known)} for task {self.task!r}"
             raise T102(name="primary_metric", requirement=requirement, value=self.primary_metric)

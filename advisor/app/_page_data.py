@@ -105,7 +105,7 @@ def _uploaded_dataset(uri: str) -> dict[str, Any] | None:
 
 
 def _task_and_columns(file_id: str, path: Path) -> tuple[str, tuple[str | None, str | None] | None]:
-    """The task (detected, changeable) and, for tabular classification files, the text and label columns
+    """The task (detected, changeable) and, for tabular classification and pair files, the text and label columns
     (``--text-col`` / ``--label-col``; None: not chosen yet).
 
     Widgets are keyed by the upload: a new file gets its own detected task and columns, never the
@@ -124,7 +124,7 @@ def _task_and_columns(file_id: str, path: Path) -> tuple[str, tuple[str | None, 
         return task, (None, None)
     if not choices.header:
         st.caption("No header row: the first line reads as data, so columns are numbered from 0.")
-    cols = st.columns(2)
+    cols = st.columns(len(choices.roles))
     picked = [
         col.selectbox(
             f"{role.capitalize()} column",
@@ -132,13 +132,13 @@ def _task_and_columns(file_id: str, path: Path) -> tuple[str, tuple[str | None, 
             index=choices.index(role),
             format_func=choices.labels.get,
             placeholder=f"choose the {role} column",
-            key=f"{role}_col_{file_id}",
+            key=f"{role.replace(' ', '_')}_col_{file_id}",
         )
-        for col, role in zip(cols, ("text", "label"), strict=True)
+        for col, role in zip(cols, choices.roles, strict=True)
     ]
-    if picked[0] is None or picked[1] is None:
+    if any(p is None for p in picked):
         return task, None
-    return task, choices.as_options(picked[0], picked[1])
+    return task, choices.as_options(*picked)
 
 
 def _show_dataset(dataset: dict[str, Any]) -> None:

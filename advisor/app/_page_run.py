@@ -14,7 +14,7 @@ from advisor.app._session import POLL_SECONDS, state, tracking_uri
 from advisor.backends import check_backend
 from advisor.errors import AdvisorError
 from advisor.grid import DEFAULT_APP_PROFILE, profiles
-from advisor.pipeline import expected_duration_text
+from advisor.pipeline import check_budget, expected_duration_text
 from advisor.settings import RunSettings
 from advisor.tracking import load_analysis
 from advisor.validate import check_embeddings, check_layer, encoder_layers
@@ -28,17 +28,19 @@ def _settings(dataset: dict[str, Any], uri: str) -> RunSettings:
     """The run's settings from the form; bad values raise ConfigError (shown, not thrown).
 
     Widgets are drawn in this order (a bad value stops the form where it is read): profile,
-    embeddings and until, the grid row, Compute, Models.
+    embeddings, until and the time budget, the grid row, Compute, Models.
     """
     values: dict[str, Any] = {
         "profile": form.choice(st, "profile", default=DEFAULT_APP_PROFILE, format_func=_profile_text),
         "embeddings": form.multichoice(st, "embeddings"),
         # the app answers as soon as the evidence allows; the CLI's default stays the whole grid
         "until": form.choice(st, "until", default=APP_UNTIL, radio=True, horizontal=True),
+        "budget": form.or_default("budget", form.text(st, "budget", tooltip=True).strip()),
     }
+    check_budget(values["budget"])  # a bad budget is said on the form, before Run
     values.update(_grid())
     values["backend"], values["ray_address"] = _backend()
-    values.update(_models())
+    values.update(_models(dataset["task"]))
     values.update(_decision())
     check_embeddings(values["embeddings"])  # none chosen is said on the form, before Run
     return RunSettings(
@@ -75,13 +77,17 @@ def _grid() -> dict[str, Any]:
     return {"sizes": sizes, "fractions": fractions, "seeds": seeds}
 
 
-def _models() -> dict[str, Any]:
-    """The encoder, its layers and pooling, the static vectors and the MLflow experiment (blank: default)."""
+def _models(task: str) -> dict[str, Any]:
+    """The encoder, its layers and pooling (and for pairs how the two texts enter it), the static vectors
+    and the MLflow experiment (blank: default)."""
+    pair: dict[str, Any] = {}
     with st.expander("Models"):
         contextual = form.text(st, "contextual")
         mcols = st.columns(2)
         layer = form.text(mcols[0], "layer", tooltip=True)
         pooling = form.choice(mcols[1], "pooling")
+        if task == "pair":  # the option is refused for other tasks: it would change nothing
+            pair["pair_encoding"] = form.choice(st, "pair_encoding", radio=True, horizontal=True)
         static = form.text(st, "static")
         experiment = form.text(st, "experiment")
     contextual, layer = form.or_default("contextual", contextual), form.or_default("layer", layer.strip())
@@ -90,6 +96,7 @@ def _models() -> dict[str, Any]:
         "contextual": contextual,
         "layer": layer,
         "pooling": pooling,
+        **pair,
         "static": form.or_default("static", static),
         "experiment": form.or_default("experiment", experiment),
     }

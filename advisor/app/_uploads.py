@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor._error_codes import E150, E151, E152, E245, E250
+from advisor.data import pair_by_name
 from advisor.tracking import store_uri
 
 __all__ = [
@@ -173,21 +174,18 @@ def store_upload(name: str, data: bytes, root: Path, max_mb: int | None = None) 
 
 
 def detect_task(name: str, head: bytes) -> str | None:
-    """Guess ``ner`` or ``classify`` from the suffix and the first lines; None when it cannot tell."""
+    """Guess ``ner``, ``classify`` or ``pair`` (a header naming two texts, e.g. sentence1/sentence2) from
+    the suffix and the first lines; None when it cannot tell."""
     suffix = Path(name).suffix.lower()
-    text = head[:65536].decode("utf-8", errors="replace")
+    text = head[:65536].decode("utf-8", errors="replace").removeprefix("\ufeff")
     lines = [line for line in text.splitlines()[:50] if line.strip()]
     if suffix in (".conll", ".bio", ".iob"):
         return "ner"
     if suffix in (".jsonl", ".json", ".ndjson"):
-        for line in lines[:5]:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                return "ner" if "tokens" in record else "classify"
-        return None
+        return _json_task(lines)
+    header = lines[0].split("\t" if suffix != ".csv" else ",") if lines else []
+    if pair_by_name([cell.strip().strip('"') for cell in header]) is not None:
+        return "pair"
     if suffix == ".csv":
         return "classify"
     if not lines:
@@ -197,6 +195,20 @@ def detect_task(name: str, head: bytes) -> str | None:
     if last_columns and sum(bool(_NER_TAG.match(c)) for c in last_columns) >= 0.8 * len(last_columns):
         return "ner"
     return "classify"
+
+
+def _json_task(lines: list[str]) -> str | None:
+    """The task of JSON lines from the first object's keys: tokens (NER), two texts (pair), else classify."""
+    for line in lines[:5]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            if "tokens" in record:
+                return "ner"
+            return "pair" if pair_by_name(list(record)) is not None else "classify"
+    return None
 
 
 @dataclass(frozen=True)
@@ -212,7 +224,7 @@ class DemoDataset:
 def demo_datasets(directory: Path = DEMO_DIR) -> dict[str, DemoDataset]:
     """The demo tasks whose three files exist (all of them in a checkout or an installed wheel)."""
     found: dict[str, DemoDataset] = {}
-    for task, suffix in (("ner", "conll"), ("classify", "csv")):
+    for task, suffix in (("ner", "conll"), ("classify", "csv"), ("pair", "tsv")):
         files = [directory / f"{task}_{part}.{suffix}" for part in ("train", "dev", "test")]
         if all(f.exists() for f in files):
             found[task] = DemoDataset(task, *files)

@@ -31,6 +31,13 @@ def _number(value: object) -> str:
     return str(value)
 
 
+def _cut(row: dict) -> str:
+    """The cut as read: ``>= 1.88``, or ``<= 0.25`` for a metric whose low values are difficult (overlap)."""
+    if _number(row["threshold"]) == "-":  # None, or NaN once the summary's column is numeric
+        return "no split"
+    return f"{'>=' if row.get('higher_is_harder', True) else '<='} {_number(row['threshold'])}"
+
+
 def render_metric_summary(summary, title: str) -> Table:
     """Rich table of :func:`advisor.difficulty.summarize_metrics` output, one column per metric."""
     table = titled_table(title)
@@ -47,10 +54,7 @@ def render_metric_summary(summary, title: str) -> Table:
         *(f"{r.get('share_modal', 0):.0%} at {_number(r.get('modal_value'))}" for r in records),
     )
     table.add_row("never seen (inf)", *(f"{r.get('share_inf', 0):.0%}" for r in records))
-    table.add_row(
-        "difficult if >=",
-        *(_number(r["threshold"]) if r["threshold"] is not None else "no split" for r in records),
-    )
+    table.add_row("difficult if", *(_cut(r) for r in records))
     table.add_row("difficult / easy", *(f"{r['n_difficult']:,} / {r['n_easy']:,}" for r in records))
     return table
 
@@ -63,7 +67,7 @@ def metrics_command(
         str | None, typer.Option("--level", help="NER unit: entity (default), token or sentence")
     ] = None,
     spacy_model: Annotated[
-        str | None, typer.Option("--spacy-model", help="spaCy pipeline for the parse metric (classify)")
+        str | None, typer.Option("--spacy-model", help="spaCy pipeline for the parse metric (classify, pair)")
     ] = None,
     cache_dir: Annotated[
         Path | None,
@@ -88,7 +92,7 @@ def metrics_command(
         )
     if out is not None:
         check_output_file(out, "--out")  # before the metrics are computed, not after
-    if spacy_model and task == "classify":
+    if spacy_model and task != "ner":  # classify and pair parse their texts
         check_parser_model(spacy_model)
     started = time.perf_counter()
     splits = options.load()

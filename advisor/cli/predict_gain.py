@@ -29,7 +29,11 @@ UriOpt = annotated("tracking_uri")  # the store every command reads by default, 
 def predict_gain_command(
     run_id: Annotated[str, typer.Argument(help="an analysis run id, or 'latest'")],
     text: Annotated[
-        Path, typer.Argument(help="unlabelled text: one text per line, or CoNLL tokens (tags ignored)")
+        Path,
+        typer.Argument(
+            help="unlabelled text: one text per line (a pair model: first text, tab, second text), "
+            "or CoNLL tokens (tags ignored)"
+        ),
     ],
     tracking_uri: UriOpt = None,
     format: Annotated[str, typer.Option("--format", help="auto, lines or conll")] = "auto",
@@ -50,7 +54,8 @@ def predict_gain_command(
     unlabelled = read_unlabelled(text, model.task, format=format)
     for warning in unlabelled.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
-    forecast = predict_gain(model, unlabelled.tokens, seed=seed, confidence=confidence)
+    pair_split = unlabelled.pair_split or None  # a pair model's text: one pair per line
+    forecast = predict_gain(model, unlabelled.tokens, seed=seed, confidence=confidence, pair_split=pair_split)
     console.print(
         f"gain model of run {escape(str(model.run_id))} ({escape(model.task)}, read {unlabelled.format} format)",
         highlight=False,

@@ -303,7 +303,7 @@ app.command()(run)
 
 @app.command()
 def demo(
-    task: Annotated[str, typer.Option("--task", "-t", help="ner or classify")] = "ner",
+    task: Annotated[str, typer.Option("--task", "-t", help="ner, classify or pair")] = "ner",
     profile: ProfileOpt = "default",
     tracking_uri: UriOpt = None,
     force: ForceOpt = False,

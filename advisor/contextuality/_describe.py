@@ -84,6 +84,25 @@ def _reading(info: dict[str, Any], analysis: Analysis) -> tuple[str, str]:
     return f"word vector = {piece}, read as {how}", layers
 
 
+def _pair_reading(info: dict[str, Any]) -> str:
+    """How a pair task's two texts went into the encoder (nothing for other tasks)."""
+    encoding = info.get("info_pair_encoding", info.get("pair_encoding"))
+    if not isinstance(encoding, str) or not encoding:
+        return ""
+    if encoding == "separate":
+        return "; pair encoding separate: each text of a pair encoded alone (no word sees the other text)"
+    overflow = info.get("info_pair_overflow", info.get("pair_overflow"))
+    apart = (
+        f", except {int(float(overflow)):,} pairs too long for one input, encoded apart"
+        if _is_number(overflow) and float(overflow) > 0
+        else ""
+    )
+    return (
+        "; pair encoding joint: both texts of a pair read as one input in the encoder's pair template "
+        f"([CLS] a [SEP] b [SEP]), so each word's vector sees the other text{apart}"
+    )
+
+
 def _is_number(value: Any) -> bool:
     try:
         return not math.isnan(float(value))
@@ -116,7 +135,9 @@ def layer_reasons(analysis: Analysis) -> list[str]:
     reading, layers = _reading(info, analysis)
     dim = info.get("dim")
     size = f"{int(dim)}-d" if _is_number(dim) else "?-d"
-    reasons = [f"Contextual measured: {encoder_name(model)} ({size}{layers}); {reading}."]
+    reasons = [
+        f"Contextual measured: {encoder_name(model)} ({size}{layers}); {reading}{_pair_reading(info)}."
+    ]
     sentence = _contextuality_sentence(analysis)
     if sentence:
         reasons.append(sentence)

@@ -35,15 +35,19 @@ from advisor.data._columns import (
 )
 from advisor.data._corpus import Corpus
 from advisor.data._empty import skip_empty
+from advisor.data._pair_columns import refuse_pair_for_classify
 from advisor.data._sniff import refuse_conll_for_classify
 from advisor.data._text import TextFile, json_object_line, read_sample, read_text_file
 
 __all__ = [
     "LABEL_COLUMNS",
     "TEXT_COLUMNS",
-    "check_columns",
+    "check_classify_columns",
+    "jsonl_label",
     "read_classification",
     "sniff_columns",
+    "table_records",
+    "table_sniff",
     "tokenize",
 ]
 
@@ -227,13 +231,15 @@ def _sample_rows(lines: list[str], delimiter: str) -> list[list[str]]:
     return rows
 
 
-def _sniff(text: TextFile, delimiter: str, text_col: str | None, label_col: str | None) -> TableSniff:
+def table_sniff(
+    text: TextFile, delimiter: str, text_col: str | None, label_col: str | None, known: tuple[str, ...] = ()
+) -> TableSniff:
     """Line 1 and the rows after it, judged by :func:`._columns.sniff_table` (an empty line 1 is refused)."""
     first = _first_row(text, delimiter)
     if not any(cell.strip() for cell in first):
         raise E107_EMPTY_HEADER(file=text.path, line=1)
     rows = _sample_rows(text.lines[1 : SAMPLE_ROWS + 1], delimiter)
-    return sniff_table(first, rows, text_col, label_col)
+    return sniff_table(first, rows, text_col, label_col, known)
 
 
 def sniff_columns(
@@ -255,16 +261,20 @@ def sniff_columns(
         rows = [[_cell(r.get(k)) for k in names] for r in records]
         return TableSniff(True, names, rows, *_known_columns(names))
     refuse_conll_for_classify(text)
-    return _sniff(text, "\t" if suffix == ".tsv" else ",", text_col, label_col)
+    return table_sniff(text, "\t" if suffix == ".tsv" else ",", text_col, label_col)
 
 
-def check_columns(path: str | Path, text_col: str | None, label_col: str | None) -> None:
+def check_classify_columns(path: str | Path, text_col: str | None, label_col: str | None) -> None:
     """``--text-col`` / ``--label-col`` against a CSV/TSV file's first rows, resolved as the reader
-    resolves them (the same functions): a bad name or position is an error before anything runs."""
-    if Path(path).suffix.lower() in (".csv", ".tsv"):
+    resolves them (the same functions): a bad name or position is an error before anything runs; a
+    CSV/TSV/JSONL file naming two texts is a pair file (:func:`refuse_pair_for_classify`)."""
+    if Path(path).suffix.lower() in (".csv", ".tsv", *_JSONL):
         sniff = sniff_columns(path, text_col, label_col)
-        assert sniff is not None  # a CSV/TSV file always has a sniff
-        resolve_columns(sniff, text_col, label_col, str(path))
+        assert sniff is not None  # a CSV/TSV/JSONL file always has a sniff
+        if sniff.header:
+            refuse_pair_for_classify(sniff.names, text_col, str(path))
+        if Path(path).suffix.lower() in (".csv", ".tsv"):
+            resolve_columns(sniff, text_col, label_col, str(path))
 
 
 def _cell(value: object) -> str:
@@ -282,16 +292,33 @@ def _delimited_rows(
     text: TextFile, delimiter: str, text_col: str | None, label_col: str | None, warnings: list[str]
 ) -> list[Row]:
     """Rows of a CSV/TSV file; line 1 is its header unless it reads as data (:mod:`._columns`)."""
-    sniff = _sniff(text, delimiter, text_col, label_col)
+    sniff = table_sniff(text, delimiter, text_col, label_col)
+    if sniff.header:
+        refuse_pair_for_classify(sniff.names, text_col, text.path)
     ti, li = resolve_columns(sniff, text_col, label_col, text.path)
-    width = sniff.width
     if not sniff.header:  # said, so a wrong guess is seen before a run trains on it
         warnings.append(
             f"{text.path}:1: no header (the first row reads as data): text from column {ti}, "
             f"label from column {li} (positions from 0)"
         )
+    records = table_records(text, sniff, delimiter, (ti,), li, warnings)
+    return [(number, fields[0], label) for number, fields, label in records]
+
+
+def table_records(
+    text: TextFile,
+    sniff: TableSniff,
+    delimiter: str,
+    columns: tuple[int, ...],
+    label: int,
+    warnings: list[str],
+) -> list[tuple[int, list[str], str]]:
+    """(line, the fields of ``columns``, label) of every data row; each row's width and label checked.
+
+    A stray CSV quote's extra commas go to ``columns[0]`` (:func:`_csv_records`)."""
+    width = sniff.width
     body = TextFile(text.path, ["", *text.lines[1:]] if sniff.header else text.lines, text.encoding)
-    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, width, ti, warnings)
+    records = _tsv_records(body) if delimiter == "\t" else _csv_records(body, width, columns[0], warnings)
     rows = []
     for number, record in records:
         if (sniff.header and number == 1) or not record or all(not f.strip() for f in record):
@@ -299,14 +326,14 @@ def _delimited_rows(
         if len(record) != width:
             entry = E104 if sniff.header else E104_FIRST_ROW
             raise entry(n=len(record), width=width, delimiter=delimiter, file=text.path, line=number)
-        label = record[li].strip()
-        if not label:
-            raise E106(column=sniff.names[li], file=text.path, line=number)
-        rows.append((number, record[ti], label))
+        value = record[label].strip()
+        if not value:
+            raise E106(column=sniff.names[label], file=text.path, line=number)
+        rows.append((number, [record[i] for i in columns], value))
     return rows
 
 
-def _jsonl_label(value: object, name: str, file: str, number: int) -> str:
+def jsonl_label(value: object, name: str, file: str, number: int) -> str:
     """A label must be a non-empty string or a finite number: ``null``, ``""`` and ``NaN`` are refused.
 
     Python's JSON reader accepts ``NaN`` and ``Infinity``; read as labels they became classes
@@ -330,12 +357,13 @@ def _jsonl_rows(text: TextFile, text_col: str | None, label_col: str | None) -> 
             continue
         record = json_object_line(raw, text.path, number)
         if text_name is None:
+            refuse_pair_for_classify(list(record), text_col, text.path)
             text_name, label_name = _pick_both(list(record), text_col, label_col, text.path)
         if text_name not in record or label_name not in record:
             raise E107_OBJECT(text=text_name, label=label_name, file=text.path, line=number)
         value = record[text_name]
         if value is not None and not isinstance(value, str | int | float):
             raise E105_TEXT_TYPE(field=text_name, type=type(value).__name__, file=text.path, line=number)
-        label = _jsonl_label(record[label_name], str(label_name), text.path, number)
+        label = jsonl_label(record[label_name], str(label_name), text.path, number)
         rows.append((number, "" if value is None else str(value), label))
     return rows

@@ -43,6 +43,7 @@ __all__ = [
     "SAMPLE_ROWS",
     "TEXT_COLUMNS",
     "TableSniff",
+    "given_column",
     "resolve_columns",
     "sniff_table",
 ]
@@ -148,13 +149,20 @@ class TableSniff:
 
 
 def sniff_table(
-    first: list[str], rows: list[list[str]], text_col: str | None = None, label_col: str | None = None
+    first: list[str],
+    rows: list[list[str]],
+    text_col: str | None = None,
+    label_col: str | None = None,
+    known: tuple[str, ...] = (),
 ) -> TableSniff:
-    """Header or data, and the columns to read, from the first row and the rows after it."""
+    """Header or data, and the columns to read, from the first row and the rows after it.
+
+    ``known``: more lowercase header names that make line 1 a header (the pair reader's columns)."""
     cells = [c.strip() for c in first]
     sample = [r for r in rows[:SAMPLE_ROWS] if len(r) == len(cells) and any(f.strip() for f in r)]
     columns = [_Column([r[i].strip() for r in sample]) for i in range(len(cells))]
     named = [v for v in (text_col, label_col) if v is not None and not is_position(v)]
+    named += [c for c in cells if c.lower() in known]
     if _is_header(cells, columns, named):
         text = _by_name(cells, TEXT_COLUMNS)
         return TableSniff(True, cells, sample, text, _by_name(cells, LABEL_COLUMNS))
@@ -202,8 +210,8 @@ def resolve_columns(
     sniff: TableSniff, text_col: str | None, label_col: str | None, file: str
 ) -> tuple[int, int]:
     """The text and label columns to read: the options (names or positions), else the sniffed ones."""
-    text = _given(sniff, text_col, file)
-    label = _given(sniff, label_col, file)
+    text = given_column(sniff, text_col, file)
+    label = given_column(sniff, label_col, file)
     if not sniff.header and (text is None or label is None):
         columns = [_Column([r[i].strip() for r in sniff.rows]) for i in range(sniff.width)]
         text, label = _by_content(columns, text, label)
@@ -219,7 +227,7 @@ def resolve_columns(
     return text, label
 
 
-def _given(sniff: TableSniff, value: str | None, file: str) -> int | None:
+def given_column(sniff: TableSniff, value: str | None, file: str) -> int | None:
     """Column ``value`` names: a header name first, else a 0-based position; an error if neither."""
     if value is None:
         return None

@@ -6,6 +6,10 @@ errors and per-item reports can point back into the user's file.
 
 - ``task == "ner"``: ``labels[i]`` is the list of IOB2 tags of sentence ``i`` (normalised on load).
 - ``task == "classify"``: ``labels[i]`` is the label string of item ``i``; ``texts[i]`` its raw text.
+- ``task == "pair"``: item ``i`` is two texts with one label. ``tokens[i]`` holds the words of the
+  first text followed by those of the second, ``pair_split[i]`` says how many words the first has
+  (so every family featurizes one word sequence per item and every word keeps one row);
+  ``texts[i]`` is the first raw text and ``texts_b[i]`` the second. Both sides have at least one word.
 
 ``tokens`` and ``labels`` are lists, or for a big NER file :class:`~advisor.data._packed.Packed`
 sequences (ids into one vocabulary; ``texts`` then joins tokens when asked): either reads as a
@@ -28,7 +32,7 @@ from advisor.vocabulary import task_choices
 
 __all__ = ["TASKS", "Corpus", "DataSplits", "Task", "check_predictions", "check_task"]
 
-Task = Literal["ner", "classify"]
+Task = Literal["ner", "classify", "pair"]
 TASKS: tuple[str, ...] = tuple(task_choices())  # the tasks registry (advisor.vocabulary)
 
 
@@ -45,10 +49,14 @@ class Corpus:
     scheme: str | None = None
     encoding: str = "utf-8"
     skipped_lines: tuple[int, ...] = ()  # file lines of items dropped for having no text
+    pair_split: Sequence[int] = ()  # pair task: words of the first text in ``tokens[i]``
+    texts_b: Sequence[str] = ()  # pair task: the second raw text of each item
 
     def __post_init__(self) -> None:
         if len(self.tokens) != len(self.labels):
             raise ValueError("tokens and labels differ in length")
+        if self.task == "pair":
+            self._check_pairs()
         if not self.texts:
             joined = (
                 JoinedTexts(self.tokens)
@@ -58,6 +66,31 @@ class Corpus:
             object.__setattr__(self, "texts", joined)
         if not self.line_numbers:
             object.__setattr__(self, "line_numbers", list(range(1, len(self.tokens) + 1)))
+
+    def _check_pairs(self) -> None:
+        """A pair corpus has one split per item, inside the item: both sides non-empty."""
+        if len(self.pair_split) != len(self.tokens):
+            raise ValueError("a pair corpus needs one pair_split per item")
+        for split, words in zip(self.pair_split, self.tokens, strict=True):
+            if not 0 < int(split) < len(words):
+                raise ValueError("pair_split must leave at least one word on each side")
+        if self.texts_b and len(self.texts_b) != len(self.tokens):
+            raise ValueError("texts_b and tokens differ in length")
+        if not self.texts_b:
+            second = [" ".join(w[int(k) :]) for w, k in zip(self.tokens, self.pair_split, strict=True)]
+            object.__setattr__(self, "texts_b", second)
+        if not self.texts:
+            first = [" ".join(w[: int(k)]) for w, k in zip(self.tokens, self.pair_split, strict=True)]
+            object.__setattr__(self, "texts", first)
+
+    @property
+    def is_pair(self) -> bool:
+        return self.task == "pair"
+
+    def sides(self, i: int) -> tuple[list[str], list[str]]:
+        """The words of the first and the second text of pair item ``i``."""
+        words, split = list(self.tokens[i]), int(self.pair_split[i])
+        return words[:split], words[split:]
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -94,6 +127,8 @@ class Corpus:
             line_numbers=take(self.line_numbers, idx),
             texts=take(self.texts, idx),
             source=source or self.source,
+            pair_split=take(self.pair_split, idx) if self.pair_split else (),
+            texts_b=take(self.texts_b, idx) if self.texts_b else (),
         )
 
     def content_hash(self) -> str:
@@ -102,6 +137,8 @@ class Corpus:
         digest.update(self.task.encode())
         for toks, lab in zip(self.tokens, self.labels, strict=True):
             digest.update(json.dumps([toks, lab], ensure_ascii=False).encode())
+        if self.pair_split:
+            digest.update(json.dumps([int(k) for k in self.pair_split]).encode())
         return digest.hexdigest()[:16]
 
 

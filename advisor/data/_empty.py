@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor._error_codes import E106_NO_TEXT
+from advisor._error_codes import E106_EMPTY_SIDE, E106_NO_TEXT
 
 __all__ = ["Kept", "skip_empty"]
 
@@ -24,16 +24,25 @@ class Kept:
 
 
 def skip_empty(
-    file: str, lines: list[int], has_text: list[bool], strict: bool, warnings: list[str], what: str = "items"
+    file: str,
+    lines: list[int],
+    has_text: list[bool],
+    strict: bool,
+    warnings: list[str],
+    what: str = "items",
+    pair: bool = False,
 ) -> Kept:
-    """Drop the items without text; warn once naming the first lines, or raise at the first one."""
+    """Drop the items without text (``pair``: a pair with either text empty); warn once naming the first
+    lines, or raise at the first one."""
     skipped = tuple(line for line, ok in zip(lines, has_text, strict=True) if not ok)
     if skipped and strict:
-        raise E106_NO_TEXT(n=len(skipped), what=what, file=file, line=skipped[0])
+        entry = E106_EMPTY_SIDE if pair else E106_NO_TEXT
+        raise entry(n=len(skipped), what=what, file=file, line=skipped[0])
     if skipped:
         shown = ", ".join(map(str, skipped[:_SHOWN])) + (" …" if len(skipped) > _SHOWN else "")
+        why = "an empty text on one side" if pair else "no text"
         warnings.append(
-            f"{file}:{skipped[0]}: skipped {len(skipped)} {what} with a label but no text (lines {shown}); "
+            f"{file}:{skipped[0]}: skipped {len(skipped)} {what} with a label but {why} (lines {shown}); "
             "--strict makes this an error"
         )
     return Kept([i for i, ok in enumerate(has_text) if ok], skipped)

@@ -9,6 +9,8 @@ from typing import Any
 from advisor._error_codes import E107_DATASET, E107_DATASET_NAMED, E107_SAME_COLUMN, E108, E115, E116
 from advisor.data._classify import LABEL_COLUMNS, TEXT_COLUMNS, tokenize
 from advisor.data._corpus import Corpus
+from advisor.data._pair_columns import refuse_pair_for_classify
+from advisor.data._pairs import pair_corpus, pair_from_columns
 from advisor.data._schemes import TagSequence, detect_scheme, normalise_case, to_iob2
 
 __all__ = ["is_hf_spec", "read_hf"]
@@ -138,7 +140,10 @@ def _columns(
     return text_name, label_name
 
 
-def _to_corpus(split: Any, task: str, spec: str, text_col: str | None, label_col: str | None) -> Corpus:
+def _to_corpus(
+    split: Any, task: str, spec: str, text_col: str | None, label_col: str | None
+) -> Corpus | None:
+    """One split as a :class:`Corpus`; None for a split without a single labelled item."""
     columns = list(split.column_names)
     if task == "ner":
         tok_name, tag_name = _columns(columns, text_col, label_col, (("tokens", "words"), _TAG_COLUMNS), spec)
@@ -153,11 +158,40 @@ def _to_corpus(split: Any, task: str, spec: str, text_col: str | None, label_col
         seqs = normalise_case(seqs, spec, [])
         scheme = detect_scheme(seqs, spec)
         return Corpus("ner", tokens, [to_iob2(s.tags) for s in seqs], source=spec, scheme=scheme)
+    if task == "pair":
+        return _pair_corpus(split, spec, text_col, label_col)
+    refuse_pair_for_classify(columns, text_col, spec)
     text_name, label_name = _columns(columns, text_col, label_col, (TEXT_COLUMNS, LABEL_COLUMNS), spec)
-    names = _names(split.features[label_name])
-    texts = [str(t) for t in split[text_name]]
-    labels = [names[v] if names else str(v) for v in split[label_name]]
-    return Corpus("classify", [tokenize(t) for t in texts], labels, source=spec, texts=texts)
+    kept = [
+        (str(t), v)
+        for t, v in zip(split[text_name], _labels(split, label_name), strict=True)
+        if v is not None
+    ]
+    if not kept:
+        return None
+    texts = [t for t, _ in kept]
+    return Corpus("classify", [tokenize(t) for t in texts], [v for _, v in kept], source=spec, texts=texts)
+
+
+def _labels(split: Any, name: str) -> list[str | None]:
+    """Label strings of column ``name``; None for a negative class id (GLUE's unlabelled test items)."""
+    names = _names(split.features[name])
+    if not names:
+        return [str(v) for v in split[name]]
+    return [names[v] if v is not None and v >= 0 else None for v in split[name]]
+
+
+def _pair_corpus(split: Any, spec: str, text_col: str | None, label_col: str | None) -> Corpus | None:
+    """A sentence-pair split (:mod:`._pairs`): both texts by name or ``--text-col A,B``; None if unlabelled."""
+    first, second, label = pair_from_columns(list(split.column_names), text_col, label_col, spec)
+    rows = [
+        (i + 1, "" if a is None else str(a), "" if b is None else str(b), value)
+        for i, (a, b, value) in enumerate(
+            zip(split[first], split[second], _labels(split, label), strict=True)
+        )
+        if value is not None
+    ]
+    return pair_corpus(rows, spec, False, []) if rows else None
 
 
 def read_hf(
@@ -170,7 +204,9 @@ def read_hf(
     for role, candidates in _SPLIT_NAMES.items():
         for name in candidates:
             if name in splits:
-                out[role] = _to_corpus(splits[name], task, f"{spec}[{name}]", text_col, label_col)
+                corpus = _to_corpus(splits[name], task, f"{spec}[{name}]", text_col, label_col)
+                if corpus is not None:  # an unlabelled split (GLUE's test) is left out: it is split off train
+                    out[role] = corpus
                 break
     if "train" not in out:
         raise E108(splits=", ".join(splits.keys()), file=spec)

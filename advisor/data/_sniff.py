@@ -1,4 +1,5 @@
-"""Telling a file meant for the other task: CoNLL given to ``classify``, CSV or ``label text`` to ``ner``.
+"""Telling a file meant for another task: CoNLL given to ``classify``, CSV or ``label text`` to ``ner``,
+a pair file to ``classify`` or a single-text file to ``pair``.
 
 Each format reads the other's files without complaint often enough (a CoNLL row ``John B-PER`` is a
 valid ``label text`` line) that the result is silently wrong, so the shape of the file is checked.
@@ -12,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from advisor._error_codes import E113
+from advisor.data._pair_columns import pair_by_name, single_text_reason
 from advisor.data._text import TextFile, read_sample
 
 __all__ = [
@@ -19,6 +21,7 @@ __all__ = [
     "classify_hint",
     "looks_like_conll",
     "ner_fields_hint",
+    "pair_hint",
     "refuse_conll_for_classify",
     "task_mismatch_hint",
 ]
@@ -100,12 +103,35 @@ def ner_fields_hint(record: dict) -> str:
     return f'the object has {fields}; NER JSONL needs e.g. {{"tokens": ["John", "lives"], "tags": ["B-PER", "O"]}}'
 
 
+def _header_names(text: TextFile) -> list[str]:
+    """Line 1 as column names: a JSON object's keys, or CSV/TSV cells (quotes stripped)."""
+    first = text.lines[0].strip() if text.lines else ""
+    if first.startswith("{"):
+        try:
+            return [str(k) for k in json.loads(first)]
+        except (ValueError, TypeError):
+            return []
+    return [c.strip().strip('"') for c in first.split("\t" if "\t" in first else ",")]
+
+
+def pair_hint(text: TextFile, task: str) -> str | None:
+    """A pair file given as classify, or a single-text file given as pair: the other task, or None."""
+    names = _header_names(text)
+    if task == "classify" and pair_by_name(names) is not None:
+        return "the file has two text columns: did you mean --task pair?"
+    if task == "pair" and pair_by_name(names) is None and single_text_reason(names) is not None:
+        return "this looks like a single-text file: did you mean --task classify?"
+    return None
+
+
 def task_mismatch_hint(path: str | Path, task: str) -> str | None:
-    """``did you mean --task …?`` when the file looks like the other task's format, else None.
+    """``did you mean --task …?`` when the file looks like another task's format, else None.
 
     For callers (the app) that want the hint before, or without, reading the file as ``task``.
     """
     text = read_sample(path)
     if task == "ner":
         return classify_hint(text)
-    return "did you mean --task ner?" if looks_like_conll(text) else None
+    if looks_like_conll(text):
+        return "did you mean --task ner?"
+    return pair_hint(text, task)

@@ -12,6 +12,7 @@ from advisor.data._classify import read_classification
 from advisor.data._corpus import TASKS, Corpus, DataSplits
 from advisor.data._hf import is_hf_spec, read_hf
 from advisor.data._ner import read_conll, read_ner_jsonl
+from advisor.data._pairs import read_pairs
 
 __all__ = ["MIN_EVAL_ITEMS", "MIN_TRAIN_ITEMS", "read_corpus", "read_splits"]
 
@@ -43,16 +44,18 @@ def read_corpus(
         if suffix in (".jsonl", ".json", ".ndjson"):
             return read_ner_jsonl(path, strict=strict)
         return read_conll(path)
+    if task == "pair":
+        return read_pairs(path, text_col, label_col, strict=strict)
     return read_classification(path, text_col, label_col, strict=strict)
 
 
 def _random_split(corpus: Corpus, n_held: int, seed: int) -> tuple[list[int], list[int], bool]:
-    """Hold out ``n_held`` items, stratified by label for classification when every class allows it."""
+    """Hold out ``n_held`` items, stratified by label for classification and pairs when every class allows it."""
     from sklearn.model_selection import train_test_split
 
     indices = np.arange(len(corpus))
     stratify = None
-    if corpus.task == "classify":
+    if corpus.task != "ner":
         counts = corpus.label_counts()
         if min(counts.values()) >= 2 and n_held >= len(counts):
             stratify = corpus.labels
@@ -118,8 +121,8 @@ def read_splits(
 
 
 def _kinds(corpus: Corpus) -> Counter[str]:
-    """Entity types (NER, counted per entity) or labels (classification)."""
-    if corpus.task == "classify":
+    """Entity types (NER, counted per entity) or labels (classification, pairs)."""
+    if corpus.task != "ner":
         return corpus.label_counts()
     return Counter({tag[2:]: n for tag, n in corpus.label_counts().items() if tag.startswith("B-")})
 
@@ -157,7 +160,7 @@ def validate(splits: DataSplits) -> None:
         if len(part) < MIN_EVAL_ITEMS:
             _too_few(part, "to evaluate on")
     first_line = train.line_numbers[0] if train.line_numbers else 1
-    if train.task == "classify":
+    if train.task != "ner":
         labels = train.label_counts()
         if len(labels) < 2:
             raise E112(label=next(iter(labels)), n=len(train), file=train.source, line=first_line)

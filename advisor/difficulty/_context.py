@@ -71,3 +71,14 @@ class MetricContext:
         from advisor.difficulty._parse import parse_tokens
 
         return parse_tokens(self.evaluation.tokens, spacy_model=self.spacy_model, cache_dir=self.cache_dir)
+
+    @cached_property
+    def eval_side_docs(self) -> list[tuple[Doc, Doc]]:
+        """Pair task: parses of each item's two texts, each text alone (one parse of the concatenation
+        would draw arcs from one sentence into the other); one cached parse of all sides."""
+        from advisor.difficulty._parse import parse_tokens
+
+        sides = [self.evaluation.sides(i) for i in range(len(self.evaluation))]
+        words = [a for a, _ in sides] + [b for _, b in sides]
+        docs = parse_tokens(words, spacy_model=self.spacy_model, cache_dir=self.cache_dir)
+        return list(zip(docs[: len(sides)], docs[len(sides) :], strict=True))

@@ -51,8 +51,9 @@ def _ner_units_table(evaluation: Corpus, level: str) -> pd.DataFrame:
 
 
 def _sentence_units_table(evaluation: Corpus) -> pd.DataFrame:
-    """One row per classified sentence; the sentence is its own bootstrap group."""
-    return pd.DataFrame(
+    """One row per classified sentence or pair; the item is its own bootstrap group. A pair's second
+    text goes in ``text_b``, beside the first, so a reader of the table sees the whole item."""
+    table = pd.DataFrame(
         {
             "item": range(len(evaluation)),
             "unit": range(len(evaluation)),
@@ -60,6 +61,9 @@ def _sentence_units_table(evaluation: Corpus) -> pd.DataFrame:
             "gold": [str(label) for label in evaluation.labels],
         }
     )
+    if evaluation.task == "pair":
+        table.insert(3, "text_b", list(evaluation.texts_b))
+    return table
 
 
 def item_metrics(
@@ -73,13 +77,13 @@ def item_metrics(
 ) -> pd.DataFrame:
     """Score every evaluation unit on the task's difficulty metrics, against training statistics.
 
-    Units: classification -> sentences; NER -> gold entities (``level="entity"``, default), tokens
-    (``"token"``) or sentences (``"sentence"``). Columns: ``item`` (evaluation sentence index, the
+    Units: classification -> sentences; pairs -> the pair (its second text in ``text_b``); NER -> gold
+    entities (``level="entity"``, default), tokens (``"token"``) or sentences (``"sentence"``). Columns: ``item`` (evaluation sentence index, the
     bootstrap group), ``unit`` (row index), ``text`` (entity string / token / sentence), ``gold``
     (entity type / tag / label), for NER ``start`` and ``end`` (token span), one column per metric
     named as registered, and the raw evidence (NER: ``train_count`` or ``n_unseen_tokens``; sentences:
     ``n_tokens``).
-    ``spacy_model`` only matters for the parse-based classification metric.
+    ``spacy_model`` only matters for the parse-based complexity metrics.
     """
     task = train.task
     context = MetricContext(

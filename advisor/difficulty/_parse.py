@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SPACY_MODEL",
+    "arc_lengths",
     "default_cache_dir",
     "dependency_distance",
     "parse_cache_path",
@@ -42,16 +43,23 @@ def default_cache_dir() -> Path:
     return cache.cache_dir("parses")
 
 
-def dependency_distance(doc: Doc) -> float:
-    """Mean dependency-arc length: mean over non-root tokens t of |t.i - t.head.i|; 0.0 without arcs.
+def arc_lengths(doc: Doc) -> np.ndarray:
+    """|t.i - t.head.i| of every non-root token t: the arcs :func:`dependency_distance` averages.
 
     A root is a token that is its own head (spaCy's convention); a one-word sentence has no arc.
     """
     from spacy.attrs import HEAD
 
+    if not len(doc):
+        return np.zeros(0, dtype=np.int64)
     # HEAD in to_array is the head's offset from the token (0 for a root), stored as unsigned.
     offsets = np.abs(doc.to_array([HEAD]).reshape(-1).astype(np.int64))
-    arcs = offsets[offsets != 0]
+    return offsets[offsets != 0]
+
+
+def dependency_distance(doc: Doc) -> float:
+    """Mean dependency-arc length: mean over non-root tokens t of |t.i - t.head.i|; 0.0 without arcs."""
+    arcs = arc_lengths(doc)
     return float(arcs.mean()) if len(arcs) else 0.0
 
 

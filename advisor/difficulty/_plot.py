@@ -9,6 +9,7 @@ import pandas as pd
 
 from advisor._error_codes import E540, E541
 from advisor.difficulty._gaps import GAP_COLUMNS, PAIRS, SLICES
+from advisor.difficulty._partition import metric_label
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -43,7 +44,7 @@ def plot_gaps(gaps: pd.DataFrame, size: int | None = None, all_sizes: bool = Fal
         else:
             _draw_bars(axis, rows[rows["size"] == chosen], pairs)
         axis.axhline(0.0, color="0.4", linewidth=0.8)
-        axis.set_title(name)
+        axis.set_title(metric_label(name), wrap=True)
         axis.set_ylabel("score gap a − b (pts)")  # points, as the verdict states gaps
     figure.suptitle("Embedding gap on difficult vs easy items" + ("" if all_sizes else f" (size {chosen:,})"))
     return figure

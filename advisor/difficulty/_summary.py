@@ -17,7 +17,8 @@ def summarize_metrics(table: pd.DataFrame, rule: PartitionRule | None = None) ->
 
     Columns: ``metric``, ``n``, quantiles ``q0 ... q100`` (no interpolation, so ``inf`` stays exact),
     ``mean_finite``, ``share_modal`` (share of units tied at the most common value), ``modal_value``,
-    ``share_inf`` (never-seen units of ``ner_unseen``), ``threshold``, ``n_difficult``, ``n_easy``,
+    ``share_inf`` (never-seen units of ``ner_unseen``), ``threshold``, ``higher_is_harder`` (False:
+    difficult = value <= threshold, as for ``pair_overlap``), ``n_difficult``, ``n_easy``,
     ``partition`` (the partition's description, saying when a metric cannot be split).
     """
     rows = []
@@ -39,6 +40,7 @@ def summarize_metrics(table: pd.DataFrame, rule: PartitionRule | None = None) ->
         split = partition(table[name], rule)
         row |= {
             "threshold": split.threshold,
+            "higher_is_harder": split.higher_is_harder,
             "n_difficult": split.n_difficult,
             "n_easy": split.n_easy,
             "partition": split.description,

@@ -21,8 +21,10 @@ from advisor.embeddings._base import (
 from advisor.embeddings._cache import CACHE_FORMAT, FeatureCache, FeatureWriter, tokens_hash
 from advisor.embeddings._contextual import (
     DTYPES,
+    PAIR_ENCODINGS,
     POOLINGS,
     ContextualEmbedding,
+    check_pair_encoding,
     default_encoder,
     model_fingerprint,
 )
@@ -45,6 +47,7 @@ __all__ = [
     "DTYPES",
     "EMBEDDING_NAMES",
     "PACKAGED_GLOVE",
+    "PAIR_ENCODINGS",
     "POOLINGS",
     "UNKNOWN_ROW",
     "ContextualEmbedding",
@@ -59,6 +62,7 @@ __all__ = [
     "RandomEmbedding",
     "StaticEmbedding",
     "VectorTable",
+    "check_pair_encoding",
     "circulant_table",
     "default_cache_dir",
     "default_encoder",

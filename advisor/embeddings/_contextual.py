@@ -17,6 +17,11 @@ every word still gets exactly one row. Windows are batched sorted by length (lit
 written straight into the feature cache, so a second featurize of the same corpus runs no
 forward pass at all and does not even load the model.
 
+A sentence pair (``--task pair``) is read jointly by default: both texts in one encoder input with
+the tokenizer's own pair template, so each word's vector sees the other text; ``pair_encoding=
+"separate"`` encodes each text alone. The choice is part of the cache key and of :meth:`describe`;
+pairs too long for one input are encoded apart and counted (``pair_overflow``), never truncated.
+
 Memory stays flat whatever the corpus size: sentences are encoded in chunks whose bookkeeping is
 freed before the next chunk is built, the only per-sentence state kept for the whole corpus is a
 few numpy integers (offsets, sentence hashes), and the cache pages already written are dropped
@@ -28,6 +33,8 @@ and pooling :mod:`._encoding`, the ``layer`` option :mod:`._layer_choice`.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from collections.abc import Callable
@@ -36,23 +43,40 @@ from typing import Any
 
 import numpy as np
 
-from advisor._error_codes import E232, E233
+from advisor._error_codes import E232, E233, E255
 from advisor.data import Corpus
 from advisor.embeddings._base import Embedding, ParamValue, as_flag, default_cache_dir
 from advisor.embeddings._cache import FeatureCache, tokens_hash
 from advisor.embeddings._encoder import EncoderLoading, default_encoder, model_fingerprint, resolve_device
-from advisor.embeddings._encoding import WindowEncoding
+from advisor.embeddings._encoding import PAIR_ENCODINGS, WindowEncoding
 from advisor.embeddings._layer_choice import parse_layer
 from advisor.embeddings._quantized import QuantizedStack
 from advisor.features import TokenFeatures, offsets_from_lengths
 from advisor.registry import embeddings
 
-__all__ = ["DTYPES", "POOLINGS", "ContextualEmbedding", "default_encoder", "model_fingerprint"]
+__all__ = [
+    "DTYPES",
+    "PAIR_ENCODINGS",
+    "POOLINGS",
+    "ContextualEmbedding",
+    "check_pair_encoding",
+    "default_encoder",
+    "model_fingerprint",
+]
 
 POOLINGS: tuple[str, ...] = ("first", "mean")
 #: Compute precision of the encoder. float32 is exact; bfloat16 is ~1.4x faster on CPUs with native
 #: bf16 (AVX512-BF16/AMX) at ~1-2 % relative change of the vectors; float16 is for GPUs.
 DTYPES: tuple[str, ...] = ("float32", "bfloat16", "float16")
+
+
+def check_pair_encoding(pair_encoding: str, task: str) -> None:
+    """The ``--pair-encoding`` setting: a known choice, set away from its default only for a pair task
+    (elsewhere it would change nothing, and whoever set it would believe it did)."""
+    if pair_encoding not in PAIR_ENCODINGS:
+        raise E232(kind="--pair-encoding", name=pair_encoding, choices=", ".join(PAIR_ENCODINGS))
+    if task != "pair" and pair_encoding != PAIR_ENCODINGS[0]:
+        raise E255(value=pair_encoding, task=task)
 
 
 @embeddings.register("contextual", family="contextual")
@@ -76,10 +100,19 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
         max_length: int | None = None,
         window_overlap: int | None = None,
         dtype: str = "float32",
+        pair_encoding: str | None = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
             raise E232(kind="pooling", name=pooling, choices=", ".join(POOLINGS))
+        if pair_encoding is not None and pair_encoding not in PAIR_ENCODINGS:
+            raise E232(kind="pair encoding", name=pair_encoding, choices=", ".join(PAIR_ENCODINGS))
+        # None: not a pair run (describe() names it once a pair corpus is featurized); pairs read jointly
+        self._pair_encoding_given = pair_encoding is not None
+        self.pair_encoding = pair_encoding or PAIR_ENCODINGS[0]
+        self._pairs_seen = False
+        self.pair_overflow = 0  # pairs encoded apart for being too long, over every featurized corpus
+        self.last_pair_overflow = 0
         if dtype not in DTYPES:
             raise E232(kind="dtype", name=dtype, choices=", ".join(DTYPES))
         self.dtype = dtype
@@ -106,8 +139,17 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
         self.on_progress: Callable[[int, int], None] | None = None
 
     def cache_key(self, corpus: Corpus) -> str:
-        """Key of the all-layer entry: the layer choice is not part of it, every choice reads it."""
+        """Key of the all-layer entry: the layer choice is not part of it, every choice reads it. A pair
+        corpus adds where each item splits and how pairs are encoded (joint and separate never share)."""
+        pairs: dict[str, str] = {}
+        if corpus.is_pair:
+            split = json.dumps([int(k) for k in corpus.pair_split]).encode()
+            pairs = {
+                "pair_split": hashlib.sha256(split).hexdigest()[:20],
+                "pair_encoding": self.pair_encoding,
+            }
         return self.cache.key(
+            **pairs,
             tokens=tokens_hash(corpus.tokens),
             model=self.model_id,
             layers="all",
@@ -149,15 +191,27 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
             and np.array_equal(cached.offsets, offsets)
         ):
             self.last_cache_hit = True
-            self.last_encode_seconds = float(self.cache.meta(key).get("seconds", math.nan))
+            meta = self.cache.meta(key)
+            self.last_encode_seconds = float(meta.get("seconds", math.nan))
+            self._count_pairs(corpus, int(meta.get("pair_overflow", 0)))
             return cached
         self.last_cache_hit = False
         start = time.perf_counter()
         meta = {"model": self.model_ref, **self._cache_meta(), "layers": "all"}
+        if corpus.is_pair:
+            meta["pair_encoding"] = self.pair_encoding
         with self.cache.writer(key, offsets, self.dim, meta, n_layers=self.n_layers + 1) as writer:
             self._encode_into(corpus, offsets, writer.vectors, list(range(self.n_layers + 1)))
             writer.meta["seconds"] = self.last_encode_seconds = time.perf_counter() - start
+            writer.meta["pair_overflow"] = self.last_pair_overflow
+            self._count_pairs(corpus, self.last_pair_overflow)
             return writer.commit()
+
+    def _count_pairs(self, corpus: Corpus, overflow: int) -> None:
+        """Pairs encoded apart for being too long for one joint input: this corpus's, and all so far."""
+        self.last_pair_overflow = overflow
+        self.pair_overflow += overflow
+        self._pairs_seen = self._pairs_seen or corpus.is_pair
 
     def _read_choice(self, stack: TokenFeatures) -> TokenFeatures:
         """The ``layer`` option applied to the cached stack: the stack, or a lazy view of one layer or
@@ -172,12 +226,14 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
 
     def _cache_meta(self) -> dict[str, ParamValue]:
         """What an entry's meta.json records: the settings, minus the layer choice (entries serve every choice)."""
-        return {k: v for k, v in self.describe().items() if k != "layer" and "coverage" not in k}
+        skip = ("layer", "pair_overflow")
+        return {k: v for k, v in self.describe().items() if k not in skip and "coverage" not in k}
 
     def _encode_in_memory(self, corpus: Corpus, indices: list[int]) -> TokenFeatures:
         offsets = offsets_from_lengths([len(sent) for sent in corpus.tokens])
         vectors = np.zeros((int(offsets[-1]), len(indices), self.dim), dtype=np.float16)
         self._encode_into(corpus, offsets, vectors, indices)
+        self._count_pairs(corpus, self.last_pair_overflow)
         return TokenFeatures(vectors=vectors, offsets=offsets)
 
     def describe(self) -> dict[str, ParamValue]:
@@ -197,4 +253,11 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
             "dtype": self.dtype,
             "batch_size": self.batch_size,
             "device": str(self.device),
+            **self._pair_params(),
         }
+
+    def _pair_params(self) -> dict[str, ParamValue]:
+        """How pairs are encoded, named once the run is a pair run (the option given, or a pair corpus seen)."""
+        if not (self._pair_encoding_given or self._pairs_seen):
+            return {}
+        return {"pair_encoding": self.pair_encoding, "pair_overflow": self.pair_overflow}

@@ -272,9 +272,10 @@ class DistilledEmbedding(Embedding):
         device: str = "auto",
         cache_dir: str | Path | None = None,
         dtype: str = "float32",
+        pair_encoding: str | None = None,
     ) -> None:
         super().__init__()
-        self.encoder = ContextualEmbedding(
+        self.encoder = ContextualEmbedding(  # a pair task reads its pairs as contextual does: its cache
             model=model,
             revision=revision,
             layer="mix",
@@ -283,6 +284,7 @@ class DistilledEmbedding(Embedding):
             device=device,
             cache_dir=cache_dir,
             dtype=dtype,
+            pair_encoding=pair_encoding,
         )
         self.layer = parse_distill_layer(layer, self.encoder.n_layers)
         self.min_count = _positive_int(min_count, "min_count")

@@ -15,7 +15,7 @@ import pandas as pd
 from advisor._error_codes import E810, E811, E812
 from advisor.data import Corpus, check_predictions
 from advisor.grid import CellKey
-from advisor.vocabulary import task_spec
+from advisor.vocabulary import one_label_per_item, task_spec
 
 __all__ = ["BASELINES", "PredictionKey", "advantage_table"]
 
@@ -26,7 +26,7 @@ BASELINES: tuple[str, ...] = ("static", "random")
 def _correct_units(task: str, evaluation: Corpus, predicted: Sequence[Any], key: PredictionKey) -> np.ndarray:
     check_predictions(predicted, evaluation, key, E810, E811)
     correct = task_spec(task).unit_correct
-    if task == "classify":
+    if one_label_per_item(task):  # classification and pairs: one label per item
         pairs = zip(predicted, evaluation.labels, strict=True)
         return np.array([correct("sentence", g, p, 0, 1) for p, g in pairs], float)
     flat: list[float] = []

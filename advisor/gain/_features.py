@@ -5,8 +5,9 @@ gold labels nor the trained downstream models exist. So every feature is a funct
 tokens and of :class:`TrainingStatistics` (per-word label counts and the label prior, saved as JSON
 beside the booster), and the very same function computes the features at fit time and at predict time.
 
-Units: classification -> one row per sentence; NER -> one row per *token*. Entities would be the
-paper's unit, but gold entities do not exist in unlabelled text, so they cannot be scored there.
+Units: classification -> one row per sentence; sentence pairs -> one row per pair; NER -> one row per
+*token*. Entities would be the paper's unit, but gold entities do not exist in unlabelled text, so
+they cannot be scored there.
 
 The difficulty metrics are recomputed here from the statistics with the very formulas of
 :mod:`advisor.difficulty` (``smoothed_label_table``, ``unseen_share``, ``label_count``; a test checks
@@ -15,6 +16,9 @@ they equal :func:`advisor.difficulty.item_metrics`):
 - classification: ``classify_unseen`` (share of never-seen tokens), ``classify_ambiguity`` (label
   entropy of the mean smoothed p(label | word)), ``classify_complexity`` (mean dependency distance;
   needs a spaCy parse, so it is optional).
+- pairs: ``pair_unseen``, ``pair_ambiguity`` and ``pair_complexity`` over both texts, and
+  ``pair_overlap`` (share of the shorter text's words found in the other), as in
+  :mod:`advisor.difficulty`; ``length_ratio`` = shorter text's words / longer text's words.
 - NER tokens: ``ner_unseen`` = 1 / training count, with never-seen tokens at ``2.0`` instead of
   ``inf`` (above every seen token's 1/count <= 1, and finite for the booster); ``ner_ambiguity`` =
   number of distinct labels (entity type or O) of the token in training, NaN (missing, which
@@ -40,12 +44,15 @@ import pandas as pd
 
 from advisor._error_codes import E801, E802
 from advisor.data import Corpus
-from advisor.difficulty import label_count, label_entropy, smoothed_label_table, unseen_share
+from advisor.difficulty import label_count, label_entropy, lexical_overlap, smoothed_label_table, unseen_share
 from advisor.stats import tag_type
+from advisor.vocabulary import task_spec
 
 __all__ = [
     "FEATURES",
     "NEVER_SEEN",
+    "PAIR_JOIN",
+    "PARSED",
     "FeatureSpec",
     "TrainingStatistics",
     "default_features",
@@ -78,6 +85,18 @@ FEATURES: dict[str, dict[str, FeatureSpec]] = {
         "mean_log_count": FeatureSpec("mean log(1 + training count) of its words", "number"),
         "min_log_count": FeatureSpec("lowest log(1 + training count) of its words", "number"),
     },
+    "pair": {
+        "pair_unseen": FeatureSpec("share of words unseen in training", "share"),
+        "pair_ambiguity": FeatureSpec("label entropy of its words (bits)", "number"),
+        "pair_complexity": FeatureSpec("mean dependency distance of its two texts (tokens)", "number"),
+        "pair_overlap": FeatureSpec("share of the shorter text's words found in the other text", "share"),
+        "n_tokens": FeatureSpec("length of both texts in tokens", "number"),
+        "length_ratio": FeatureSpec("length of the shorter text over the longer", "share"),
+        "mean_word_length": FeatureSpec("mean word length (characters)", "number"),
+        "share_digits": FeatureSpec("share of words with digits", "share"),
+        "mean_log_count": FeatureSpec("mean log(1 + training count) of its words", "number"),
+        "min_log_count": FeatureSpec("lowest log(1 + training count) of its words", "number"),
+    },
     "ner": {
         "ner_unseen": FeatureSpec("1 / training count (2 = never seen)", "number"),
         "ner_ambiguity": FeatureSpec("number of distinct training labels", "number"),
@@ -95,15 +114,19 @@ FEATURES: dict[str, dict[str, FeatureSpec]] = {
 }
 
 
+#: The features that need a spaCy parse, left out by ``default_features(task, parse=False)``.
+PARSED: frozenset[str] = frozenset({"classify_complexity", "pair_complexity"})
+
+
 def unit_of(task: str) -> str:
-    """The gain model's unit: sentences for classification, tokens for NER (see the module docstring)."""
-    return "token" if task == "ner" else "sentence"
+    """The gain model's unit, as the task spec names it: sentences (a pair is one item) or NER tokens."""
+    return task_spec(task).gain_unit
 
 
 def default_features(task: str, parse: bool = True) -> list[str]:
-    """All features of ``task``; ``parse=False`` drops the spaCy-based ``classify_complexity``."""
+    """All features of ``task``; ``parse=False`` drops the spaCy-based complexity."""
     names = list(FEATURES[task])
-    return [n for n in names if parse or n != "classify_complexity"]
+    return [n for n in names if parse or n not in PARSED]
 
 
 @dataclass(frozen=True)
@@ -188,6 +211,19 @@ def _log_count(count: int) -> float:
     return math.log1p(count)
 
 
+def _text_values(words: Sequence[str], seen: Sequence[int]) -> dict[str, float]:
+    """The cheap extras of a text's words (classification and pairs share them): length, word length,
+    digits, training frequency."""
+    n = len(words)
+    return {
+        "n_tokens": float(n),
+        "mean_word_length": float(np.mean([len(t) for t in words])) if n else 0.0,
+        "share_digits": sum(any(ch.isdigit() for ch in t) for t in words) / n if n else 0.0,
+        "mean_log_count": float(np.mean([_log_count(c) for c in seen])) if n else 0.0,
+        "min_log_count": min((_log_count(c) for c in seen), default=0.0),
+    }
+
+
 def _classify_rows(
     stats: TrainingStatistics, tokens: Sequence[Sequence[str]], names: Sequence[str], cache_dir: Path | None
 ) -> dict[str, list[float]]:
@@ -199,12 +235,8 @@ def _classify_rows(
         n = len(sentence)
         values = {
             "classify_unseen": unseen_share(seen),
-            "n_tokens": float(n),
-            "mean_word_length": float(np.mean([len(t) for t in sentence])) if n else 0.0,
             "share_capitalised": sum(t[:1].isupper() for t in sentence[1:]) / (n - 1) if n > 1 else 0.0,
-            "share_digits": sum(any(ch.isdigit() for ch in t) for t in sentence) / n if n else 0.0,
-            "mean_log_count": float(np.mean([_log_count(c) for c in seen])) if n else 0.0,
-            "min_log_count": min((_log_count(c) for c in seen), default=0.0),
+            **_text_values(sentence, seen),
         }
         if "classify_ambiguity" in columns:
             values["classify_ambiguity"] = label_entropy(sentence, index, table, prior)
@@ -216,6 +248,44 @@ def _classify_rows(
 
         docs = parse_tokens(tokens, spacy_model=stats.spacy_model, cache_dir=cache_dir)
         columns["classify_complexity"] = [dependency_distance(doc) for doc in docs]
+    return columns
+
+
+def _pair_rows(
+    stats: TrainingStatistics,
+    tokens: Sequence[Sequence[str]],
+    pair_split: Sequence[int],
+    names: Sequence[str],
+    cache_dir: Path | None,
+) -> dict[str, list[float]]:
+    """Pair features: the classification ones over both texts' words, plus overlap and length ratio."""
+    counts = stats.token_counts
+    index, table, prior = stats._probability_table
+    columns: dict[str, list[float]] = {n: [] for n in names}
+    sides = [
+        (list(words[: int(k)]), list(words[int(k) :])) for words, k in zip(tokens, pair_split, strict=True)
+    ]
+    for words, (a, b) in zip(tokens, sides, strict=True):
+        seen = [counts.get(t, 0) for t in words]
+        longer = max(len(a), len(b))
+        values = {
+            "pair_unseen": unseen_share(seen),
+            "pair_overlap": lexical_overlap(a, b),
+            "length_ratio": min(len(a), len(b)) / longer if longer else float("nan"),
+            **_text_values(words, seen),
+        }
+        if "pair_ambiguity" in columns:
+            values["pair_ambiguity"] = label_entropy(words, index, table, prior)
+        for name in names:
+            if name != "pair_complexity":
+                columns[name].append(float(values[name]))
+    if "pair_complexity" in columns:
+        from advisor.difficulty import parse_tokens, pooled_arc_length
+
+        # Each text parsed alone, all first texts then all second ones: the metric's parse and cache.
+        docs = parse_tokens([a for a, _ in sides] + [b for _, b in sides], stats.spacy_model, cache_dir)
+        pairs = zip(docs[: len(sides)], docs[len(sides) :], strict=True)
+        columns["pair_complexity"] = [pooled_arc_length(pair) for pair in pairs]
     return columns
 
 
@@ -249,22 +319,31 @@ def _ner_rows(
     return columns
 
 
+#: How a pair's two texts are joined in the ``text`` column (the parallel-text convention).
+PAIR_JOIN = " ||| "
+
+
 def gain_features(
     stats: TrainingStatistics,
     tokens: Sequence[Sequence[str]],
     names: Sequence[str] | None = None,
     cache_dir: Path | str | None = None,
+    *,
+    pair_split: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """One row per unit (sentence, or NER token) of ``tokens``: ``item``, ``unit``, ``text`` and the features.
+    """One row per unit (sentence, pair, or NER token) of ``tokens``: ``item``, ``unit``, ``text`` and the features.
 
     ``item`` is the sentence index (the CV and bootstrap group); ``unit`` is the token position for
-    NER. Only ``stats`` is needed, so this runs on unlabelled text exactly as at fit time.
+    NER. Only ``stats`` is needed, so this runs on unlabelled text exactly as at fit time. A pair
+    model needs ``pair_split`` (words of the first text in each ``tokens[i]``, as ``Corpus.pair_split``);
+    its ``text`` shows the two texts joined by :data:`PAIR_JOIN`.
     """
     available = FEATURES[stats.task]
     chosen = list(names) if names is not None else default_features(stats.task)
     unknown = [n for n in chosen if n not in available]
     if unknown:
         raise E802(task=stats.task, names=", ".join(unknown), choices=", ".join(available))
+    folder = Path(cache_dir) if cache_dir is not None else None
     if stats.task == "ner":
         frame = pd.DataFrame(
             {
@@ -274,11 +353,18 @@ def gain_features(
             }
         )
         columns = _ner_rows(stats, tokens, chosen)
+    elif stats.task == "pair":
+        if pair_split is None or len(pair_split) != len(tokens):
+            raise ValueError("pair features need one pair_split per item")
+        splits = zip(tokens, pair_split, strict=True)
+        texts = [" ".join(s[: int(k)]) + PAIR_JOIN + " ".join(s[int(k) :]) for s, k in splits]
+        frame = pd.DataFrame({"item": range(len(tokens)), "unit": range(len(tokens)), "text": texts})
+        columns = _pair_rows(stats, tokens, pair_split, chosen, folder)
     else:
         frame = pd.DataFrame(
             {"item": range(len(tokens)), "unit": range(len(tokens)), "text": [" ".join(s) for s in tokens]}
         )
-        columns = _classify_rows(stats, tokens, chosen, Path(cache_dir) if cache_dir is not None else None)
+        columns = _classify_rows(stats, tokens, chosen, folder)
     for name in chosen:
         frame[name] = np.asarray(columns[name], dtype=float)
     frame.attrs.update({"task": stats.task, "unit": unit_of(stats.task), "features": chosen})

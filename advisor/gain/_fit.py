@@ -1,6 +1,7 @@
 """Where does context help? A LightGBM model of the contextual advantage per evaluation unit.
 
-Target (per unit: sentence for classification, token for NER; see :mod:`advisor.gain._features`):
+Target (per unit: sentence for classification, pair for pairs, token for NER; see
+:mod:`advisor.gain._features`):
 at the largest training size where both exist, ``advantage = mean over seeds of correct(contextual)
 - mean over seeds of correct(baseline)``, baseline = static embeddings (random when static was not
 run). Correct means the predicted label (classification) or tag (NER token) equals gold, so the mean
@@ -116,7 +117,8 @@ def _unit_tables(
 ) -> tuple[TrainingStatistics, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Features and target per evaluation unit, row-aligned; refuses data with too few units to fit."""
     statistics = TrainingStatistics.from_corpus(train, spacy_model=spacy_model)
-    table = gain_features(statistics, evaluation.tokens, names, cache_dir=cache_dir)
+    pair_split = evaluation.pair_split if evaluation.task == "pair" else None
+    table = gain_features(statistics, evaluation.tokens, names, cache_dir=cache_dir, pair_split=pair_split)
     target, info = advantage_table(task, evaluation, predictions)
     _check_enough_units(task, table)
     return statistics, table, target, info
@@ -207,7 +209,7 @@ def fit_gain_model(
 
     ``predictions`` maps ``(embedding, size, seed)`` to one prediction per evaluation item, as for
     :func:`advisor.difficulty.gap_analysis`. ``features`` defaults to every feature of the task (the
-    parse-based ``classify_complexity`` included; pass a list without it to skip spaCy).
+    parse-based complexity included; ``default_features(task, parse=False)`` skips spaCy).
     """
     _check_arguments(task, train, evaluation, n_folds)
     names = list(features) if features is not None else default_features(task)

@@ -3,7 +3,9 @@
 Input formats (``read_unlabelled``): one text per line (tokenised with the readers' tokenizer; blank
 lines are skipped), or CoNLL (one token per row, sentences separated by blank lines) with or without a
 tag column; tags are ignored. ``auto`` picks CoNLL when the file has blank-line-separated blocks and
-(at least 90 % of) its rows are a lone token or end in an IOB-style tag.
+(at least 90 % of) its rows are a lone token or end in an IOB-style tag. A pair model reads one pair
+per line, its two texts separated by the line's first tab (the layout of a GLUE TSV without its
+label column); CoNLL cannot hold pairs.
 
 Uncertainty of the traffic-level numbers has two parts, combined in quadrature:
 
@@ -23,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from advisor._error_codes import E830, E831, E832, E833, E834, E835
+from advisor._error_codes import E830, E831, E832, E833, E834, E835, E836, E836_EMPTY, E837
 from advisor.data import TextFile, read_text_file, tokenize
-from advisor.gain._features import gain_features
+from advisor.gain._features import FEATURES, gain_features
 from advisor.gain._model import GainModel
 
 __all__ = ["FORMATS", "GainForecast", "UnlabelledText", "predict_gain", "read_unlabelled"]
@@ -36,13 +38,15 @@ _TAG = re.compile(r"^(O|[BIESLU]-\S+|[BIESLU]_\S+)$")
 
 @dataclass(frozen=True)
 class UnlabelledText:
-    """Token lists of unlabelled text, with the line each item starts on."""
+    """Token lists of unlabelled text, with the line each item starts on (pairs: both texts' words,
+    ``pair_split`` the first text's word count, as in ``Corpus``)."""
 
     tokens: list[list[str]]
     line_numbers: list[int]
     source: str
     format: str
     warnings: list[str] = field(default_factory=list)
+    pair_split: list[int] = field(default_factory=list)
 
 
 def _is_conll(rows: list[tuple[int, list[str]]], has_blocks: bool) -> bool:
@@ -63,6 +67,26 @@ def _line_items(text: TextFile) -> tuple[list[list[str]], list[int]]:
             tokens.append(tokenize(line))
             starts.append(number)
     return tokens, starts
+
+
+def _pair_items(text: TextFile) -> tuple[list[list[str]], list[int], list[int]]:
+    """One pair per non-blank line, split at its first tab: both texts' words, line numbers, first text's length."""
+    tokens: list[list[str]] = []
+    starts: list[int] = []
+    splits: list[int] = []
+    for number, line in enumerate(text.lines, start=1):
+        if not line.strip():
+            continue
+        if "\t" not in line:
+            raise E836(file=text.path, line=number)
+        first, second = (tokenize(part) for part in line.split("\t", 1))
+        for side, words in (("first", first), ("second", second)):
+            if not words:
+                raise E836_EMPTY(side=side, file=text.path, line=number)
+        tokens.append(first + second)
+        starts.append(number)
+        splits.append(len(first))
+    return tokens, starts, splits
 
 
 def _conll_items(text: TextFile, rows: list[tuple[int, list[str]]]) -> tuple[list[list[str]], list[int]]:
@@ -99,7 +123,16 @@ def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> Unlabe
     """Read production text for :func:`predict_gain`; bad input raises InputError with file:line."""
     if format not in FORMATS:
         raise E830(name=format, choices=", ".join(FORMATS))
+    if task not in FEATURES:
+        raise E833(task=task)
+    if task == "pair" and format == "conll":
+        raise E837()
     text = read_text_file(path)
+    if task == "pair":
+        tokens, starts, splits = _pair_items(text)
+        if not tokens:
+            raise E832(file=text.path, line=1)
+        return UnlabelledText(tokens, starts, text.path, "lines", list(text.warnings), splits)
     rows = [
         (number, line.split())
         for number, line in enumerate(text.lines, start=1)
@@ -114,8 +147,6 @@ def read_unlabelled(path: str | Path, task: str, format: str = "auto") -> Unlabe
     tokens, starts = _line_items(text) if chosen == "lines" else _conll_items(text, rows)
     if not tokens:
         raise E832(file=text.path, line=1)
-    if task not in ("ner", "classify"):
-        raise E833(task=task)
     return UnlabelledText(tokens, starts, text.path, chosen, list(text.warnings))
 
 
@@ -184,13 +215,16 @@ def predict_gain(
     seed: int = 0,
     confidence: float = 0.95,
     cache_dir: Path | str | None = None,
+    *,
+    pair_split: list[int] | None = None,
 ) -> GainForecast:
-    """Predict per unit, then the traffic-level share and gain with their uncertainty (module docstring)."""
+    """Predict per unit, then the traffic-level share and gain with their uncertainty (module docstring);
+    a pair model needs ``pair_split`` (``UnlabelledText.pair_split``)."""
     from scipy import stats
 
     if not 0 < confidence < 1:
         raise E834(option="confidence", requirement=f"be in (0, 1), got {confidence}")
-    table = gain_features(model.statistics, tokens, model.features, cache_dir=cache_dir)
+    table = gain_features(model.statistics, tokens, model.features, cache_dir, pair_split=pair_split)
     if table.empty:
         raise E835()
     x = table[model.features]

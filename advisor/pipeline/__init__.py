@@ -7,6 +7,7 @@
 - :class:`CellSink`: logs every cell through the tracker's API and keeps its predictions;
 - :func:`next_extension`: the grid's left end, halved while contextual still matches a cheaper family;
 - :func:`train_until_decided`: ``--until decided``, the grid round by round, stopped once the verdict is settled;
+  with ``--budget`` (:func:`plan_budget`), the rounds that fit the wall-time budget;
 - :data:`ANALYSIS_STAGES`: what runs after the cells (serving costs and contextuality first), each
   stage computing through the domain and recording through :mod:`advisor.tracking`;
 - :func:`final_report`: the closed run's report, from the Analysis the stages assembled.
@@ -14,6 +15,7 @@
 
 from __future__ import annotations
 
+from advisor.pipeline._budget import BudgetStop, TimeBudget, check_budget, parse_budget, plan_budget
 from advisor.pipeline._estimate import RunEstimate, estimate_run, expected_duration_text, machine_throughput
 from advisor.pipeline._execute import (
     CellOutcome,
@@ -55,6 +57,7 @@ __all__ = [
     "LR_TAG",
     "SERVING_REPEATS",
     "TUNING_TABLE",
+    "BudgetStop",
     "CellOutcome",
     "CellSink",
     "Extension",
@@ -64,9 +67,11 @@ __all__ = [
     "Stage",
     "StageContext",
     "Stop",
+    "TimeBudget",
     "WorkerState",
     "cell_lr",
     "cell_metrics",
+    "check_budget",
     "check_until",
     "choose_learning_rates",
     "embedding_options",
@@ -80,6 +85,8 @@ __all__ = [
     "machine_throughput",
     "measure_all_serving",
     "next_extension",
+    "parse_budget",
+    "plan_budget",
     "plan_run",
     "predictions_frame",
     "predictions_from_frame",

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from advisor.grid import Cell, CellKey, GridPlan
-from advisor.vocabulary import FAMILIES
+from advisor.vocabulary import FAMILIES, one_label_per_item
 
 __all__ = [
     "EXTENSION_FLOOR",
@@ -59,8 +59,8 @@ class Extension:
 
 
 def extension_floor(corpus: Any) -> int:
-    """The smallest size the extension may add: 50 items, and 2 per class for classification."""
-    if corpus.task == "classify":
+    """The smallest size the extension may add: 50 items, and 2 per class for classification and pairs."""
+    if one_label_per_item(corpus.task):
         return max(EXTENSION_FLOOR, 2 * len(set(corpus.labels)))
     return EXTENSION_FLOOR
 

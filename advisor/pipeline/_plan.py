@@ -133,6 +133,7 @@ def _params(
         "random_dim": random_dim,
         "layer": settings.layer,
         "pooling": settings.pooling,
+        **({"pair_encoding": settings.pair_encoding} if settings.task == "pair" else {}),
         "device": plan.device,
         "train_config": json.dumps(config_for_key),
         "dataset_info": json.dumps(_dataset_info(settings, splits, plan.name)),

@@ -17,26 +17,36 @@ same looks and the same stop, and trains nothing a stopped run did not train.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from advisor._error_codes import E232
 from advisor.grid import Cell, evidence_rounds
+from advisor.pipeline._budget import BudgetStop, TimeBudget, check_budget
 from advisor.pipeline._plan import RunPlan
 from advisor.pipeline._sink import CellSink
 from advisor.progress import CellClock
 from advisor.settings import UNTIL
 from advisor.stats import item_scores
-from advisor.tracking import EARLY_STOP_TAG, EARLY_VERDICT_TAG, written_analysis
+from advisor.tracking import (
+    BUDGET_STOP_TAG,
+    BUDGET_TAG,
+    EARLY_STOP_TAG,
+    EARLY_VERDICT_TAG,
+    written_analysis,
+)
 
 __all__ = ["Stop", "check_until", "train_until_decided"]
 
 
-def check_until(until: str) -> None:
-    """``--until`` is one of :data:`advisor.settings.UNTIL` (checked before any run exists)."""
+def check_until(until: str, budget: str | None = None) -> None:
+    """``--until`` is one of :data:`advisor.settings.UNTIL`, ``--budget`` a duration or None (checked
+    before any run exists)."""
     if until not in UNTIL:
         raise E232(kind="--until value", name=until, choices=", ".join(UNTIL))
+    check_budget(budget)
 
 
 @dataclass(frozen=True)
@@ -74,38 +84,118 @@ def train_until_decided(
     notify: Callable[[Any], None],
     event: Callable[..., Any],
     clock: CellClock | None = None,
-) -> Stop | None:
+    budget: TimeBudget | None = None,
+    decided: bool = True,
+    started: float | None = None,
+) -> Stop | BudgetStop | None:
     """Train ``pending`` round by round (``train`` one batch per call), looking after each round at the
-    largest size; the settled :class:`Stop`, or None when the whole grid was trained. ``clock``: the
-    training ETA, which counts the later rounds too (the worst case: no stop)."""
+    largest size when ``decided``; the settled :class:`Stop`, the :class:`BudgetStop` of a ``budget``
+    whose next round does not fit (:mod:`advisor.pipeline._budget`), or None when the whole grid was
+    trained. ``clock``: the training ETA, which counts the later rounds too (the worst case: no stop);
+    ``started``: the run's start (``time.perf_counter``), for ``timings["first_early_verdict"]``."""
     tracker, cells = sink.tracker, plan.grid.cells
     largest, looks = max(plan.grid.sizes), len(plan.grid.seeds)
     rounds, done = evidence_rounds(cells), []
-    while rounds and rounds[0][0].size >= largest:  # the looks: one per seed at the largest size
+    if budget is not None:
+        _announce(budget, rounds, pending, len(cells), notify, event)
+    while rounds and (budget is not None or (decided and rounds[0][0].size >= largest)):
+        if budget is not None and not budget.admits([c for c in rounds[0] if c in pending]):
+            return _budget_stop(budget, cells, tracker, notify, event, decided)
         batch = rounds.pop(0)
         if clock is not None:  # ``train`` plans the batch itself; the clock holds the rounds after it
             clock.remaining.clear()
             clock.plan((c.embedding, c.size) for later in rounds for c in later if c in pending)
-        _train_pending(batch, pending, train)
+        _train_round(batch, pending, train, budget)
         done += batch
-        if batch[0].size > largest:  # a family's own cells above the grid (none normally): no look
+        if not decided or batch[0].size != largest:  # a family's own cells above the grid: no look
             continue
-        early = _look(sink, done, looks, largest)
-        if early is None:
-            continue
-        line = early.describe(len(done), len(cells))
-        notify(event("early", len(done), len(cells), line))
-        tracker.log_parent_tags({EARLY_VERDICT_TAG: line})
-        not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
-        if early.settled and not_run:
-            stop = Stop(early, not_run, len(cells))
-            tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
-            return stop
-    tracker.log_parent_tags({EARLY_STOP_TAG: ""})  # a re-run that finishes the grid clears an older stop
+        stop = _look_and_stop(sink, done, looks, largest, cells, notify, event, started)
+        if stop is not None:
+            return _without_budget_stop(stop, tracker, budget)
+    if decided:
+        tracker.log_parent_tags({EARLY_STOP_TAG: ""})  # a re-run that finishes the grid clears an older stop
     if clock is not None:
         clock.remaining.clear()
     _train_pending([c for batch in rounds for c in batch], pending, train)  # the smaller sizes, at once
-    return None
+    return _without_budget_stop(None, tracker, budget)
+
+
+def _look_and_stop(
+    sink: CellSink,
+    done: list[Cell],
+    looks: int,
+    largest: int,
+    cells: list[Cell],
+    notify: Callable[[Any], None],
+    event: Callable[..., Any],
+    started: float | None,
+) -> Stop | None:
+    """The early verdict after a round at the largest size, printed and tagged; the stop when settled."""
+    tracker = sink.tracker
+    early = _look(sink, done, looks, largest)
+    if early is None:
+        return None
+    line = early.describe(len(done), len(cells))
+    if started is not None:  # seconds from the run's start to its first early verdict (the benchmark's)
+        sink.timings.setdefault("first_early_verdict", time.perf_counter() - started)
+    notify(event("early", len(done), len(cells), line))
+    tracker.log_parent_tags({EARLY_VERDICT_TAG: line})
+    not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
+    if not (early.settled and not_run):
+        return None
+    stop = Stop(early, not_run, len(cells))
+    tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
+    return stop
+
+
+def _announce(
+    budget: TimeBudget,
+    rounds: list[list[Cell]],
+    pending: list[Cell],
+    total: int,
+    notify: Callable[[Any], None],
+    event: Callable[..., Any],
+) -> None:
+    """The plan before the first cell: how many of the cells still to train the budget fits."""
+    todo = [[c for c in r if c in pending] for r in rounds]
+    fits, left = budget.planned_cells(todo), sum(map(len, todo))
+    already = f", {total - left} already finished" if total > left else ""
+    line = f"budget {budget.text}: about {fits} of the {left} cells to compute fit (evidence first{already})"
+    notify(event("budget", total - left, total, line))
+
+
+def _train_round(
+    batch: list[Cell], pending: list[Cell], train: Callable[[list[Cell]], None], budget: TimeBudget | None
+) -> None:
+    todo = [c for c in batch if c in pending]
+    if todo and budget is not None:
+        budget.train(todo, train)
+    elif todo:
+        train(todo)
+
+
+def _budget_stop(
+    budget: TimeBudget,
+    cells: list[Cell],
+    tracker: Any,
+    notify: Callable[[Any], None],
+    event: Callable[..., Any],
+    decided: bool,
+) -> BudgetStop:
+    """The budget's stop: the cells not trained, on the parent and in the progress display."""
+    not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
+    stop = BudgetStop(budget.text, budget.seconds, not_run, len(cells), budget.elapsed(), budget.waived)
+    tags = {BUDGET_TAG: budget.text, BUDGET_STOP_TAG: stop.tag()}
+    tracker.log_parent_tags(tags | ({EARLY_STOP_TAG: ""} if decided else {}))  # the budget stopped it
+    notify(event("budget", len(cells) - len(not_run), len(cells), stop.describe()))
+    return stop
+
+
+def _without_budget_stop(stop: Stop | None, tracker: Any, budget: TimeBudget | None) -> Stop | None:
+    """A run that ended without the budget stopping it clears an older budget stop (``--budget`` or none)."""
+    tags = {BUDGET_TAG: budget.text if budget is not None else "", BUDGET_STOP_TAG: ""}
+    tracker.log_parent_tags({k: v for k, v in tags.items() if v or tracker.tags.get(k)})
+    return stop
 
 
 def _train_pending(batch: list[Cell], pending: list[Cell], train: Callable[[list[Cell]], None]) -> None:

@@ -11,6 +11,8 @@ __all__ = [
     "ANALYSIS_COMPLETE",
     "ANALYSIS_KIND",
     "ANALYSIS_STATE_TAG",
+    "BUDGET_STOP_TAG",
+    "BUDGET_TAG",
     "CELLS_TABLE",
     "CHILD_KIND",
     "CONTEXTUALITY_FIGURE",
@@ -94,6 +96,11 @@ EARLY_VERDICT_TAG = "advisor.early_verdict"
 #: ``--until decided``: the settled stop as JSON (the claim, the look, the cells not run); "" when the
 #: run did not stop early. Read into ``params["early_stop"]`` when ``until`` is "decided".
 EARLY_STOP_TAG = "advisor.early_stop"
+#: ``--budget`` of the latest process that trained, as written back ("10 min"; "" without one).
+BUDGET_TAG = "advisor.budget"
+#: What the budget left out, as JSON (``advisor.pipeline._budget.BudgetStop``); "" when the latest process
+#: trained every cell it planned. Read into ``params["budget_stop"]``.
+BUDGET_STOP_TAG = "advisor.budget_stop"
 
 # -- the parent's artifacts ---------------------------------------------------------------------------
 

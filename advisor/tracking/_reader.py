@@ -22,6 +22,7 @@ from advisor.tracking._cells import curves_frame, rows_from_history, rows_from_t
 from advisor.tracking._item_scores import load_item_scores
 from advisor.tracking._layout import (
     ANALYSIS_KIND,
+    BUDGET_STOP_TAG,
     CELLS_TABLE,
     CHILD_KIND,
     DECISION_TAG,
@@ -207,6 +208,8 @@ def assemble_analysis(
         params["until"] = facts.tags[UNTIL_TAG]
         if params["until"] == "decided" and facts.tags.get(EARLY_STOP_TAG):
             params["early_stop"] = facts.tags[EARLY_STOP_TAG]
+    if facts.tags.get(BUDGET_STOP_TAG):  # what --budget left out (advisor.verdict states it)
+        params["budget_stop"] = facts.tags[BUDGET_STOP_TAG]
     rates = known_rates(facts.tags)
     if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
         params["learning_rates"] = json.dumps(rates)

@@ -43,7 +43,9 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   (``status``), :data:`FEW_FIT_SIZES` (``n``,
   ``need``), :data:`LEARNED_NOTHING` (``families`` that scored 0.0 at every size and seed),
   :data:`ENCODER` (``text``), :data:`SETTLED_EARLY` (``size``, ``seeds``, ``looks``, ``not_run``,
-  ``total``, ``below``: whether smaller sizes were planned and not measured).
+  ``total``, ``below``: whether smaller sizes were planned and not measured), :data:`TIME_BUDGET`
+  (``budget``, ``run``, ``total``, ``not_run``, ``below``: the smallest size measured when smaller ones were
+  left out, else 0; ``waived``: the budget was shorter than the first round).
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ RUN_STATUS = "run_status"
 FEW_FIT_SIZES = "few_fit_sizes"
 LEARNED_NOTHING = "learned_nothing"
 SETTLED_EARLY = "settled_early"
+TIME_BUDGET = "time_budget"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """What the run measured and what it did not, in words: the caveats about its coverage (judged below its
 largest size, not finished, a family that learned nothing, too few sizes to fit) and the stop of a
-``--until decided`` run (issue 31: what was not run, and the headline when only the stopping rule settled it).
+``--until decided`` run (issue 31: what was not run, and the headline when only the stopping rule settled it)
+and what ``--budget`` left out.
 
 Why apart from :mod:`advisor.verdict._wording`: the renderer dispatches on codes; these sentences are
 about the run's coverage rather than the evidence, and the renderer had no room for the stop's.
@@ -24,6 +25,7 @@ __all__ = [
     "run_status",
     "settled_early",
     "settled_headline",
+    "time_budget",
 ]
 
 
@@ -78,4 +80,24 @@ def settled_headline(rec: Recommendation, note: Note) -> str:
         f"{int(note['looks'])} seeds at {int(note['size']):,} items ({note['pair']} gap "
         f"{pts(float(note['gap']))}{chance}); the {rec.thresholds.confidence:.0%} bootstrap intervals below, "
         "taken alone, do not settle it: resume with --until complete for more evidence."
+    )
+
+
+def time_budget(rec: Recommendation, note: Note) -> str:
+    """What the wall-time budget left out: "budget 10 min: 18 of 45 cells run; curves below N items …"."""
+    below = int(note["below"])
+    text = f"budget {note['budget']}: {int(note['run'])} of {int(note['total'])} cells run"
+    if below:
+        text += f"; curves below {below:,} items not measured"
+    if note.values.get("waived"):
+        text += " (the budget was shorter than the first round, which ran anyway)"
+    unassessed = len(rec.sizes) < rec.thresholds.min_sizes
+    return text + (
+        f"; the budget left out {int(note['not_run'])} cells"
+        + (
+            ", so the data efficiency and the 'label more data' option were not assessed"
+            if unassessed
+            else ""
+        )
+        + " (resume with a larger --budget, or none, to train them: finished cells are kept)"
     )

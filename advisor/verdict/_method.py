@@ -65,10 +65,7 @@ def _training(analysis: Analysis) -> str | None:
     if not raw:
         return None
     config: dict[str, Any] = json.loads(raw)
-    if analysis.task == "ner":
-        model = f"a BiLSTM tagger (hidden {config.get('hidden')}{', CRF' if config.get('use_crf') else ''})"
-    else:
-        model = f"a {str(config.get('classifier', 'cnn')).upper()} classifier (hidden {config.get('hidden')})"
+    model = _downstream_model(analysis.task, config)
     precision = config.get("precision", "float32")
     rounding = " (activations rounded to bfloat16; weights, loss and optimizer in float32)"
     return (
@@ -76,6 +73,20 @@ def _training(analysis: Analysis) -> str | None:
         f"{config.get('batch_size')}, {_learning_rate(config, analysis.params)}, dropout {config.get('dropout')}; "
         f"{_budget(config)}; computed in {precision}{rounding if precision == 'bfloat16' else ''}."
     )
+
+
+def _downstream_model(task: str, config: dict[str, Any]) -> str:
+    """The head every family trains, in words: the tagger, the classifier, or the pair model around it."""
+    hidden = config.get("hidden")
+    if task == "ner":
+        return f"a BiLSTM tagger (hidden {hidden}{', CRF' if config.get('use_crf') else ''})"
+    encoder = f"{str(config.get('classifier', 'cnn')).upper()}"
+    if task == "pair":
+        return (
+            f"one {encoder} encoder (hidden {hidden}) shared by both texts of a pair, their pooled vectors "
+            "u, v combined as [u; v; |u − v|; u ⊙ v] and classified by an MLP"
+        )
+    return f"a {encoder} classifier (hidden {hidden})"
 
 
 def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:

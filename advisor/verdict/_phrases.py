@@ -232,10 +232,18 @@ def headroom_sentence(h: Headroom) -> str:
     return text + "."
 
 
+def _metric_label(metric: str) -> str:
+    """A difficulty metric as prose names it: ``pair_overlap (difficult = low overlap)`` says which end
+    its difficult items are when that is the low one (:func:`advisor.difficulty.metric_label`)."""
+    from advisor.difficulty import metric_label
+
+    return metric_label(metric)
+
+
 def slice_sentence(s: SliceFinding) -> str:
     """Whether a pair's gap is carried by the difficult or the easy items of one difficulty metric."""
     a, b = s.pair.split("-", 1)
-    what = f"{s.metric}, {a} vs {b}"
+    what = f"{_metric_label(s.metric)}, {a} vs {b}"
     if not (s.n_difficult and s.n_easy):
         return f"{what}: cannot be split into difficult and easy items on this data, so no claim."
     gaps = (
@@ -269,7 +277,7 @@ def slice_findings_text(slices: Sequence[SliceFinding], findings: Sequence[tuple
     for metric in dict.fromkeys(m for m, _ in findings):
         against = [b for m, b in findings if m == metric]
         others = [s for s in slices if s.metric == metric and s.pair.split("-", 1)[1] not in against]
-        text = f"{metric} against {' and '.join(against)}"
+        text = f"{_metric_label(metric)} against {' and '.join(against)}"
         if others:
             text += (
                 " ("

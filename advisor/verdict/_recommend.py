@@ -41,7 +41,7 @@ from advisor.verdict._fit import Extrapolation, extrapolate, fit_learning_curve
 from advisor.verdict._gaps import ScoreGap, analysis_replicates, score_gap, score_gaps, seeds_to_decide
 from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only, reference_family
 from advisor.verdict._recommendation import Recommendation
-from advisor.verdict._settled import keep_settled, settled_stop, waive_gates
+from advisor.verdict._settled import budget_cut, keep_settled, note_budget, settled_stop, waive_gates
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._thresholds import Thresholds, run_thresholds, stored_inputs
 from advisor.verdict._worth import TRADED_RULES, apply_latency_budget, apply_value, latency_column, tradeoff
@@ -88,11 +88,13 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     frozen, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
     rec, seeds_at_full = _start(frozen, analysis, t)
     stop = settled_stop(frozen)  # ``--until decided`` stopped settled: one size, by design
-    rec.problems = waive_gates(_evidence_gates(frozen, t, seeds_at_full), stop)
+    budget, gates = budget_cut(analysis), _evidence_gates(frozen, t, seeds_at_full)  # --budget: sizes cut
+    rec.problems = waive_gates(gates, stop, budget)
     _run_caveats(rec, frozen, t, cut_from)
+    note_budget(rec, budget, frozen.sizes)
     if rec.problems:
         return rec
-    cs = _weigh(rec, frozen, t, efficiency=stop is None)
+    cs = _weigh(rec, frozen, t, efficiency=stop is None and len(gates) == len(rec.problems))
     evidence = _evidence_notes(rec, frozen, t)
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
     if stop is not None:

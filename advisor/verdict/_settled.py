@@ -9,6 +9,11 @@ largest size, and where they do not reach the settled claim (their percentile in
 the rule's t bound) the settled claim stands under its own rule (:data:`~._codes.SETTLED`). Either way a
 caveat says what was not measured: the data efficiency and the "label more data" option need the
 smaller sizes, so they are not assessed.
+
+A run cut by ``--budget`` (``params["budget_stop"]``) is judged on the same terms: evidence first, so
+the largest size comes first and the gate on sizes is waived when the budget left the smaller ones
+out; a caveat states the budget and what it left out. A stop whose cells have all been trained since
+(a resume with a larger budget, or none) says nothing any more.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from advisor.verdict import _codes as c
 from advisor.verdict._codes import Note
 from advisor.verdict._recommendation import Recommendation
 
-__all__ = ["keep_settled", "settled_stop", "waive_gates"]
+__all__ = ["budget_cut", "keep_settled", "note_budget", "settled_stop", "waive_gates"]
 
 
 def settled_stop(analysis: Analysis) -> dict[str, Any] | None:
@@ -36,9 +41,37 @@ def settled_stop(analysis: Analysis) -> dict[str, Any] | None:
     )
 
 
-def waive_gates(problems: list[Note], stop: dict[str, Any] | None) -> list[Note]:
-    """The evidence gates, less "too few sizes" for a run that stopped settled (one size by design)."""
-    return problems if stop is None else [p for p in problems if p.code != c.FEW_SIZES]
+def budget_cut(analysis: Analysis) -> dict[str, Any] | None:
+    """What ``--budget`` left out and is still missing from the run's cells, or None."""
+    text = analysis.params.get("budget_stop")
+    if not text:
+        return None
+    stop = json.loads(text) if isinstance(text, str) else dict(text)
+    curves = analysis.curves
+    have = set(zip(curves["embedding"], curves["size"].astype(int), curves["seed"].astype(int), strict=True))
+    missing = [
+        (str(e), int(z), int(s)) for e, z, s in stop.get("not_run", []) if (e, int(z), int(s)) not in have
+    ]
+    return {**stop, "not_run": missing} if missing else None
+
+
+def waive_gates(
+    problems: list[Note], stop: dict[str, Any] | None, budget: dict[str, Any] | None = None
+) -> list[Note]:
+    """The evidence gates, less "too few sizes" for a run that stopped settled (one size by design) or
+    that the budget cut (the smaller sizes come last)."""
+    return problems if stop is None and budget is None else [p for p in problems if p.code != c.FEW_SIZES]
+
+
+def note_budget(rec: Recommendation, budget: dict[str, Any] | None, sizes: list[int]) -> None:
+    """The caveat of what the budget left out (``sizes``: those measured)."""
+    if budget is None:
+        return
+    smallest = min(sizes) if sizes else 0
+    below = smallest if any(int(z) < smallest for _, z, _ in budget["not_run"]) else 0
+    values = {k: budget.get(k) for k in ("budget", "total", "waived")}
+    values |= {"not_run": len(budget["not_run"]), "run": int(budget["total"]) - len(budget["not_run"])}
+    rec.caveat_notes.append(Note(c.TIME_BUDGET, values | {"below": below}))
 
 
 def keep_settled(rec: Recommendation, stop: dict[str, Any]) -> None:

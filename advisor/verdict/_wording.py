@@ -24,6 +24,7 @@ from advisor.verdict._coverage import (
     run_status,
     settled_early,
     settled_headline,
+    time_budget,
 )
 from advisor.verdict._phrases import (
     budget_headline,
@@ -478,5 +479,6 @@ _CAVEATS: dict[str, Callable[[Recommendation, Note], str]] = {
     c.FEW_FIT_SIZES: few_fit_sizes,
     c.LEARNED_NOTHING: learned_nothing,
     c.SETTLED_EARLY: settled_early,
+    c.TIME_BUDGET: time_budget,
     c.ENCODER: _text,
 }

@@ -19,10 +19,13 @@ from advisor.costs import (
     ServingCost,
     ServingMeasurements,
     _timed,
+    measure_serving,
     price_per_million,
+    raw_corpus,
     serving_conditions,
     serving_provenance,
 )
+from advisor.data import Corpus
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
 from advisor.tracking import SERVING_ARTIFACT, client_for, load_analysis
@@ -148,3 +151,47 @@ def test_serving_measurements_keep_their_conditions() -> None:
     assert again == measured and again.conditions["max_spread"] == 0.03
     old = {k: v for k, v in cost.to_dict().items() if k not in ("spread_b1", "spread_b64", "precision")}
     assert math.isnan(ServingCost.from_dict(old).spread_b1)  # stored before the spread was kept
+
+
+def _pair_items(n: int) -> Corpus:
+    """``n`` pair items as a reader gives them: the words of both texts, the split, the two raw texts."""
+    texts = [("the bank of the river", "john visited paris"), ("mary likes the film", "the film was good")]
+    firsts, seconds = [texts[i % 2][0] for i in range(n)], [texts[i % 2][1] for i in range(n)]
+    return Corpus(
+        task="pair",
+        tokens=[a.split() + b.split() for a, b in zip(firsts, seconds, strict=True)],
+        labels=["same" if i % 2 else "different" for i in range(n)],
+        pair_split=[len(a.split()) for a in firsts],
+        texts=firsts,
+        texts_b=seconds,
+    )
+
+
+def test_a_pair_is_served_from_its_two_raw_texts_read_jointly(tiny_bert_dir: Path, tmp_path: Path) -> None:
+    from advisor.embeddings import make_embedding
+    from trainers import TrainConfig
+
+    sample = _pair_items(6)
+    raw = raw_corpus("pair", sample.subset([1]))
+    assert raw.sides(0) == (["mary", "likes", "the", "film"], ["the", "film", "was", "good"])
+    assert list(raw.texts_b) == ["the film was good"]
+    embedding = make_embedding(
+        "contextual",
+        model=tiny_bert_dir,
+        cache_dir=tmp_path,
+        layer="last",
+        use_cache=False,
+        pair_encoding="joint",
+    )
+    served: list[Corpus] = []
+    featurize = embedding.featurize
+    embedding.featurize = lambda corpus: (served.append(corpus), featurize(corpus))[1]  # type: ignore[method-assign]
+    config = TrainConfig(hidden=8, projection=8, precision="float32")
+    cost = measure_serving(
+        "contextual", embedding, "pair", ["different", "same"], sample, config, repeats=1, batch1_items=2
+    )
+    assert cost.ms_per_item_b1 > 0 and cost.ms_per_item_b64 > 0
+    assert all(corpus.is_pair for corpus in served) and embedding.forward_calls > 0
+    words = sum(len(tokens) for tokens in sample.tokens)  # the last batch: the whole sample, every word a row
+    assert cost.batch_features_mb * 1e6 == words * embedding.dim * 2  # float16 rows
+    assert embedding.describe()["pair_encoding"] == "joint" and embedding.last_pair_overflow == 0

@@ -79,7 +79,7 @@ def test_a_code_defined_twice_is_refused():
 
 
 def test_each_code_is_written_once_in_the_catalog_under_its_own_name():
-    source = (PACKAGE / "_error_codes.py").read_text(encoding="utf-8")
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted((PACKAGE / "_error_codes").glob("*.py")))
     definitions = re.findall(r'^(E\d{3}) = define\(\s*"(E\d{3})"', source, flags=re.M)
     codes = [code for _, code in definitions]
     assert len(codes) == len(set(codes)) == len(CATALOG)

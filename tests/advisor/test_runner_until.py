@@ -1,4 +1,5 @@
-"""``advisor run --until decided`` (issue 31): round by round at the largest size, stopped once settled.
+"""``advisor run --until decided`` and ``--budget`` (issue 31): round by round, evidence first, stopped once
+settled or once the next round does not fit the budget.
 
 A planted clear gap: the label is carried by a word the static vectors leave out ("yes" -> pos, "you" ->
 neg get the zero vector), so static scores the prior while contextual reads the word. With three seeds
@@ -11,13 +12,21 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from advisor.runner import ProgressEvent, run_analysis
 from advisor.settings import RunSettings
-from advisor.tracking import EARLY_STOP_TAG, EARLY_VERDICT_TAG, client_for, load_analysis
+from advisor.tracking import (
+    BUDGET_STOP_TAG,
+    BUDGET_TAG,
+    EARLY_STOP_TAG,
+    EARLY_VERDICT_TAG,
+    client_for,
+    load_analysis,
+)
 from advisor.verdict import recommend, render
 from tests.helpers import NewStore
 
@@ -124,3 +133,62 @@ def test_a_run_killed_inside_a_round_resumes_to_the_same_stop(settings: RunSetti
     assert len(early) == 2 and early[0].endswith("— refining") and early[1].endswith("— settled")
     stop = json.loads(client_for(settings.tracking_uri).get_run(resumed.run_id).data.tags[EARLY_STOP_TAG])
     assert (stop["seeds"], len(stop["not_run"])) == (2, 14)
+
+
+@pytest.fixture()
+def planted(settings: RunSettings, tiny_bert_dir: Path, monkeypatch: pytest.MonkeyPatch) -> RunSettings:
+    """``settings`` on a machine that recorded slow speeds: 60 s a static cell, 120 s a contextual one
+    (1 and 2 s per step, 60 steps), an encoder too fast to count, an idle load. The real cells take a
+    second or two, so the plan, not the clock, decides what fits: 3 rounds of 180 s in 10 minutes."""
+    import advisor.pipeline._estimate as estimate_module
+    import advisor.pipeline._speed as speed_module
+    from advisor.cache import using_cache_root
+    from advisor.grid import expected_steps, profiles
+    from advisor.pipeline._speed import record_encoder_speed, record_training_speed
+    from advisor.progress import CellClock
+
+    for module in (speed_module, estimate_module):
+        monkeypatch.setattr(module, "machine_load", lambda: (0.0, 2))
+    with using_cache_root(settings.cache_dir):
+        record_encoder_speed(str(tiny_bert_dir), "cpu", 1e9)
+        clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
+        clock.finished += [("static", 100, 400.0, 400), ("contextual", 100, 800.0, 400)]
+        record_training_speed("classify", "cpu", clock)
+    return replace(settings, until="complete", budget="10m")
+
+
+def test_a_budget_trains_the_rounds_that_fit_says_what_it_left_out_and_a_resume_finishes(
+    planted: RunSettings,
+) -> None:
+    events: list[ProgressEvent] = []
+    outcome = run_analysis(planted, progress=events.append)
+    assert sorted(c.key for c in outcome.computed) == [
+        (e, 200, s) for e in ("contextual", "static") for s in range(3)
+    ]
+    said = [e.message for e in events if e.stage == "budget"]
+    assert said[0] == "budget 10 min: about 6 of the 18 cells to compute fit (evidence first)"
+    assert said[1].startswith("budget 10 min: 6 of 18 cells run after ") and "12 cells left out" in said[1]
+
+    tags = client_for(planted.tracking_uri).get_run(outcome.run_id).data.tags
+    stop = json.loads(tags[BUDGET_STOP_TAG])
+    assert tags[BUDGET_TAG] == "10 min" and (stop["run"], stop["total"], len(stop["not_run"])) == (6, 18, 12)
+    assert "advisor.extension" not in tags  # a budget stop trains no smaller size
+
+    assert outcome.analysis is not None
+    words = render(recommend(outcome.analysis))
+    assert words.verdict == "use contextual"  # judged at the largest size: the sizes gate is waived
+    caveat = [s for s in words.caveats if s.startswith("budget 10 min: ")]
+    assert caveat == [
+        "budget 10 min: 6 of 18 cells run; curves below 200 items not measured; the budget left out 12 cells, "
+        "so the data efficiency and the 'label more data' option were not assessed (resume with a larger "
+        "--budget, or none, to train them: finished cells are kept)"
+    ]
+    assert render(recommend(load_analysis(outcome.run_id, planted.tracking_uri))).caveats == words.caveats
+
+    rest = run_analysis(replace(planted, budget=None))
+    assert rest.resumed and len(rest.computed) == 12
+    assert not {c.key for c in rest.computed} & {c.key for c in outcome.computed}  # nothing redone
+    tags = client_for(planted.tracking_uri).get_run(outcome.run_id).data.tags
+    assert tags[BUDGET_STOP_TAG] == "" and tags[BUDGET_TAG] == ""
+    assert rest.analysis is not None
+    assert not any(s.startswith("budget") for s in render(recommend(rest.analysis)).caveats)

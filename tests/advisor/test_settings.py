@@ -28,10 +28,12 @@ CHANGED: dict[str, Any] = {
     "max_steps": 4,
     "patience": 3,
     "until": "decided",
+    "budget": "10m",
     "lr": 0.002,
     "contextual": "bert-base-cased",
     "layer": "mean-last-4",
     "pooling": "mean",
+    "pair_encoding": "separate",  # a round trip only: validation refuses it without --task pair
     "distill_layer": "2",
     "static": "glove.txt",
     "random_dim": 32,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor.embeddings import check_pair_encoding
 from advisor.errors import AdvisorError, ConfigError, InputError
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
@@ -17,6 +18,7 @@ from advisor.validate import (
     check_static_file,
     check_tags,
     check_tracking_uri,
+    choices_of,
     encoder_layers,
     validate_settings,
 )
@@ -133,6 +135,20 @@ def test_settings_are_plain_data_and_validation_names_every_choice(
         validate_settings(settings)  # before the task and the data path, as when RunSettings checked these
     assert message in str(raised.value)
     assert code is None or raised.value.code == code
+
+
+def test_pair_encoding_is_a_known_choice_and_set_for_pairs_only() -> None:
+    check_pair_encoding("separate", "pair")
+    check_pair_encoding("joint", "ner")  # the default says nothing: every task accepts it
+    assert choices_of("pair_encoding") == ["joint", "separate"]
+    with pytest.raises(ConfigError, match="unknown --pair-encoding 'both'") as unknown:
+        check_pair_encoding("both", "pair")
+    assert unknown.value.code == "E232" and "joint, separate" in str(unknown.value)
+    for task in ("ner", "classify"):
+        settings = RunSettings(data="missing.conll", task=task, pair_encoding="separate")
+        with pytest.raises(ConfigError, match="applies to --task pair only") as raised:
+            validate_settings(settings)  # before the data path is looked at
+        assert raised.value.code == "E255" and raised.value.hint
 
 
 def test_validate_settings_accepts_a_good_run(

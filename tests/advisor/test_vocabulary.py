@@ -45,7 +45,7 @@ def test_paper_pairs_are_read_costliest_first():
 
 
 def test_task_specs_fill_the_tasks_registry():
-    assert task_choices() == ["ner", "classify"] == tasks.names()
+    assert task_choices() == ["ner", "classify", "pair"] == tasks.names()
     assert primary_metric("ner") == "f1" and primary_metric("classify") == "accuracy"
     assert task_spec("ner").unit == "entity" and task_spec("classify").unit == "sentence"
     with pytest.raises(ConfigError, match="unknown task"):
@@ -169,3 +169,19 @@ def test_an_unknown_family_is_an_error_listing_the_families() -> None:
         family("no-such-family")
     assert family_label("no-such-family") == "No-such-family embeddings"
     assert family_label("static") == "Static embeddings"
+
+
+def test_a_pair_run_tells_both_encoder_families_how_to_read_pairs() -> None:
+    """Contextual and distilled (which reads contextual's cache) get ``pair_encoding`` on a pair run
+    only: the options of other runs, and so their resume keys, are as before."""
+    from advisor.settings import RunSettings
+
+    pair = RunSettings(data="train.tsv", task="pair", pair_encoding="separate")
+    ner = RunSettings(data="train.conll", task="ner")
+    for name in ("contextual", "distilled"):
+        assert family(name).options(pair, 16, "cpu")["pair_encoding"] == "separate"
+        assert "pair_encoding" not in family(name).options(ner, 16, "cpu")
+    assert (
+        family("contextual").options(RunSettings(data="t.tsv", task="pair"), 16, "cpu")["pair_encoding"]
+        == "joint"
+    )

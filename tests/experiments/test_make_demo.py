@@ -19,7 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = ROOT / "advisor" / "demo"  # package data (experiments/demo links here)
 SPLITS = ("train", "dev", "test")
-DATA_FILES = tuple(f"ner_{s}.conll" for s in SPLITS) + tuple(f"classify_{s}.csv" for s in SPLITS)
+DATA_FILES = (
+    tuple(f"ner_{s}.conll" for s in SPLITS)
+    + tuple(f"classify_{s}.csv" for s in SPLITS)
+    + tuple(f"pair_{s}.tsv" for s in SPLITS)
+)
 ALL_FILES = (*DATA_FILES, "README.md")
 ENTITY_TYPES = {"PER", "LOC", "ORG", "PRODUCT"}
 _WORD = re.compile(r"[A-Za-z0-9']+")
@@ -90,6 +94,20 @@ def ner() -> dict[str, list[list[tuple[str, str]]]]:
 @pytest.fixture(scope="module")
 def classify() -> dict[str, list[dict[str, str]]]:
     return {s: _read_csv(DEMO_DIR / f"classify_{s}.csv") for s in SPLITS}
+
+
+def _read_pairs(path: Path) -> list[dict[str, str]]:
+    """GLUE-style TSV: the header, then three tab-separated fields per line and nothing to unquote."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "sentence1\tsentence2\tlabel"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert all(len(row) == 3 and all(row) and '"' not in "".join(row) for row in rows)
+    return [dict(zip(("sentence1", "sentence2", "label"), row, strict=True)) for row in rows]
+
+
+@pytest.fixture(scope="module")
+def pairs() -> dict[str, list[dict[str, str]]]:
+    return {s: _read_pairs(DEMO_DIR / f"pair_{s}.tsv") for s in SPLITS}
 
 
 @pytest.fixture(scope="module")
@@ -229,6 +247,76 @@ def test_test_sentences_contain_words_unseen_in_training_but_known_to_glove(
 
 
 # ---------------------------------------------------------------------------------------------
+# Sentence pairs
+# ---------------------------------------------------------------------------------------------
+
+
+def _overlap(row: dict[str, str]) -> float:
+    first, second = set(_words(row["sentence1"])), set(_words(row["sentence2"]))
+    return len(first & second) / len(second)
+
+
+def test_pair_sizes_balance_and_no_pair_shared_between_splits(pairs) -> None:
+    seen: set[tuple[str, str]] = set()
+    for split in SPLITS:
+        rows = pairs[split]
+        assert len(rows) == make_demo.PAIR_SIZES[split]
+        counts = Counter(row["label"] for row in rows)
+        assert counts == {"paraphrase": len(rows) // 2, "different": len(rows) // 2}, split
+        for row in rows:
+            key = (row["sentence1"].lower(), row["sentence2"].lower())
+            assert key not in seen
+            seen.add(key)
+
+
+def test_word_overlap_alone_does_not_tell_paraphrases(pairs) -> None:
+    """Different pairs in nearly the same words, paraphrases in other words: the best overlap
+    threshold is little better than chance, and word order decides the passive pairs."""
+    rows = pairs["train"]
+    best = 0.0
+    for threshold in (i / 20 for i in range(21)):
+        right = sum((_overlap(r) >= threshold) == (r["label"] == "paraphrase") for r in rows) / len(rows)
+        best = max(best, right, 1 - right)
+    assert best <= 0.7
+    swapped = [r for r in rows if sorted(_words(r["sentence1"])) == sorted(_words(r["sentence2"]))]
+    different = sum(r["label"] == "different" for r in rows)
+    assert len(swapped) >= 0.15 * different and {r["label"] for r in swapped} == {
+        "different"
+    }  # roles swapped
+    passive = Counter(r["label"] for r in rows if " was " in r["sentence2"] and " by " in r["sentence2"])
+    assert min(passive.values()) >= 20 and set(passive) == {"paraphrase", "different"}
+
+
+def test_test_pairs_contain_words_unseen_in_training_but_known_to_glove(pairs, glove_vocabulary) -> None:
+    train_words = {w for r in pairs["train"] for w in _words(f"{r['sentence1']} {r['sentence2']}")}
+    unseen_per_pair = [
+        [w for w in _words(f"{r['sentence1']} {r['sentence2']}") if w not in train_words]
+        for r in pairs["test"]
+    ]
+    assert sum(bool(words) for words in unseen_per_pair) / len(unseen_per_pair) >= 0.5
+    unseen = [w for words in unseen_per_pair for w in words]
+    assert sum(w in glove_vocabulary for w in unseen) / len(unseen) >= 0.9
+
+
+def test_demo_pair_files_read_as_pair_splits() -> None:
+    """What ``advisor demo --task pair`` reads: the listed files, as the run reads them."""
+    from advisor.app import demo_datasets
+    from advisor.data import read_splits
+
+    demo = demo_datasets(DEMO_DIR)["pair"]
+    assert (demo.train.name, demo.dev.name, demo.test.name) == (
+        "pair_train.tsv",
+        "pair_dev.tsv",
+        "pair_test.tsv",
+    )
+    splits = read_splits(demo.train, "pair", dev=demo.dev, test=demo.test)
+    assert splits.sizes() == make_demo.PAIR_SIZES and splits.warnings == []
+    assert all(
+        0 < k < len(words) for k, words in zip(splits.test.pair_split, splits.test.tokens, strict=True)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # The project's readers accept the files as they are
 # ---------------------------------------------------------------------------------------------
 
@@ -237,13 +325,15 @@ def test_test_sentences_contain_words_unseen_in_training_but_known_to_glove(
 def test_project_readers_read_the_files_without_warnings(name: str) -> None:
     from advisor.data import read_corpus
 
-    task = "ner" if name.startswith("ner_") else "classify"
+    task = name.split("_")[0]
     corpus, warnings = read_corpus(DEMO_DIR / name, task)
     assert warnings == []
     split = name.split("_")[1].split(".")[0]
-    assert len(corpus) == make_demo.SIZES[split]
+    assert len(corpus) == (make_demo.PAIR_SIZES if task == "pair" else make_demo.SIZES)[split]
     if task == "ner":
         assert {tag.split("-")[-1] for tag in corpus.label_set()} == ENTITY_TYPES | {"O"}
+    elif task == "pair":
+        assert corpus.label_set() == ["different", "paraphrase"] and corpus.texts_b[0]
     else:
         assert corpus.label_set() == ["negative", "positive"]
 

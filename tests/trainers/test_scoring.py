@@ -25,6 +25,18 @@ def test_the_default_headline_is_entity_f1_for_ner_and_accuracy_otherwise() -> N
     assert default_primary("classify") == "accuracy"
 
 
+def test_a_pair_task_is_scored_like_a_text() -> None:
+    assert default_primary("pair") == "accuracy"
+    gold, pred = ["same", "different", "same"], ["same", "same", "same"]
+    assert TaskScoring("pair", "accuracy").scores(gold, pred) == classification_scores(gold, pred)
+    assert (
+        TaskScoring("pair", "macro_f1").dev_scorer(gold)(pred)
+        == classification_scores(gold, pred)["macro_f1"]
+    )
+    with pytest.raises(ConfigError, match="for task 'pair'"):
+        TaskScoring("pair", "f1")
+
+
 def test_a_headline_the_task_does_not_score_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="primary_metric"):
         TaskScoring("ner", "accuracy")

@@ -49,3 +49,35 @@ def test_long_values_are_cut_and_files_without_columns_offer_none(tmp_path: Path
     broken = tmp_path / "b.jsonl"
     broken.write_text("not json\n", encoding="utf-8")
     assert column_choices(broken, "classify") is None  # the preview says why
+
+
+def test_a_pair_file_offers_two_text_columns_and_passes_a_changed_choice_as_a_text_col_pair(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "p.tsv"
+    rows = "".join(f"the cat sat number {i}\ta cat was sitting {i}\t{i % 2}\n" for i in range(12))
+    path.write_text("sentence1\tsentence2\tlabel\n" + rows, encoding="utf-8")
+    choices = column_choices(path, "pair")
+    assert choices is not None and choices.pair and choices.roles == ("text", "second text", "label")
+    assert (choices.text, choices.second_text, choices.label) == ("sentence1", "sentence2", "label")
+    assert [choices.index(r) for r in choices.roles] == [0, 1, 2]
+    assert choices.as_options("sentence1", "sentence2", "label") == (None, None)
+    text_col, label_col = choices.as_options("sentence2", "sentence1", "label")
+    assert (text_col, label_col) == ("sentence2,sentence1", None)
+    corpus, _ = read_corpus(path, "pair", text_col, label_col)
+    assert corpus.sides(0) == (["a", "cat", "was", "sitting", "0"], ["the", "cat", "sat", "number", "0"])
+
+
+def test_a_pair_file_whose_columns_the_reader_cannot_tell_leaves_all_three_to_the_user(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "p.csv"
+    rows = "".join(f"the cat sat number {i},a cat was sitting {i},{i % 2}\n" for i in range(12))
+    path.write_text("left,right,gold\n" + rows, encoding="utf-8")
+    choices = column_choices(path, "pair")
+    assert choices is not None and choices.pair and choices.options == ["left", "right", "gold"]
+    assert choices.index("text") is None and choices.index("second text") is None
+    text_col, label_col = choices.as_options("left", "right", "gold")
+    assert (text_col, label_col) == ("left,right", "gold")
+    corpus, _ = read_corpus(path, "pair", text_col, label_col)
+    assert len(corpus) == 12 and corpus.labels[:2] == ["0", "1"]

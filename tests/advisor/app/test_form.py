@@ -115,8 +115,27 @@ def test_the_page_draws_every_form_setting_with_its_schema_label(run_page: AppTe
         for w in getattr(at, kind)
     }
     for name, label in FORM_LABELS.items():
-        if name != "fractions":  # drawn instead of sizes when the grid is set by fractions
+        # fractions: drawn instead of sizes when the grid is set by fractions; pair_encoding: for pairs only
+        if name not in ("fractions", "pair_encoding"):
             assert shown[name] == label, name
+    assert "pair_encoding" not in shown  # refused for other tasks: the form does not offer it
+
+
+def test_the_pair_demo_offers_the_pair_encoding_and_passes_a_changed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_store: NewStore
+):
+    monkeypatch.setenv("ADVISOR_TRACKING_URI", new_store(tmp_path))
+    monkeypatch.setenv("ADVISOR_UPLOAD_DIR", str(tmp_path / "uploads"))
+    at = AppTest.from_string("from advisor.app.page import main\nmain()", default_timeout=120).run()
+    at.radio(key="source").set_value("Bundled demo data").run()
+    at.selectbox(key="demo_task").set_value("pair").run()
+    at.sidebar.radio(key="page").set_value("Configure & run").run()
+    assert not at.exception and not at.error
+    encoding = at.radio(key="pair_encoding")
+    assert encoding.label == FORM_LABELS["pair_encoding"] and encoding.value == "joint"
+    assert "--task pair" in at.code[0].value and "--pair-encoding" not in at.code[0].value
+    encoding.set_value("separate").run()
+    assert "--pair-encoding separate" in at.code[0].value
 
 
 def test_a_blank_layer_means_the_default_and_a_bad_one_is_said_on_the_form(run_page: AppTest):

@@ -109,6 +109,18 @@ def test_upload_root_sits_beside_a_sqlite_store(monkeypatch: pytest.MonkeyPatch,
         ("a.jsonl", b"not json\n", None),
         ("a.txt", b"\n\n", None),
         ("TREC.train.all", b"DESC:manner How did serfdom develop ?\nENTY:cremat What films ?\n", "classify"),
+        (
+            "mrpc.tsv",
+            b"\xef\xbb\xbfQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA b .\tA c .\n",
+            "pair",
+        ),
+        ("qqp.csv", b'id,question1,question2,is_duplicate\n1,"Why?","How?",0\n', "pair"),
+        (
+            "snli.jsonl",
+            b'{"premise": "A dog runs.", "hypothesis": "An animal moves.", "label": "entailment"}\n',
+            "pair",
+        ),
+        ("one.csv", b"sentence,label\nfine,pos\n", "classify"),
     ],
 )
 def test_detect_task_from_suffix_and_content(name: str, head: bytes, task: str | None) -> None:
@@ -117,8 +129,9 @@ def test_detect_task_from_suffix_and_content(name: str, head: bytes, task: str |
 
 def test_demo_datasets_lists_the_bundled_files(tmp_path: Path) -> None:
     demos = demo_datasets(DEMO_DIR)
-    assert set(demos) == {"ner", "classify"}
+    assert set(demos) == {"ner", "classify", "pair"}
     assert demos["ner"].train.name == "ner_train.conll" and demos["classify"].test.exists()
+    assert demos["pair"].dev.name == "pair_dev.tsv" and demos["pair"].test.exists()
     (tmp_path / "ner_train.conll").write_text("x O\n")
     assert demo_datasets(tmp_path) == {}  # dev and test missing: not offered
 

@@ -558,8 +558,76 @@ def _gain_cases() -> list[Case]:
     return cases
 
 
+def pair_text(n: int = 16, sep: str = "\t", header: str = "sentence1\tsentence2\tlabel") -> str:
+    """``n`` valid sentence pairs under ``header``."""
+    rows = [
+        f"pair {i} first text{sep}pair {i} {'same' if i % 2 else 'other'} text{sep}{i % 2}" for i in range(n)
+    ]
+    return "\n".join([header.replace("\t", sep), *rows]) + "\n"
+
+
+def _pair_cases() -> list[Case]:
+    """``--task pair`` (issue 32): a bad pair file, a single-text file as pair, a pair file as classify."""
+    lines = pair_text().splitlines()
+    ragged = "\n".join([*lines[:5], "only one text\t1", *lines[5:]]) + "\n"
+    empty_side = "\n".join([*lines[:4], "\tsecond text only\t1", *lines[4:]]) + "\n"
+    jsonl = "".join(
+        f'{{"sentence1": "a {i} b", "sentence2": "c {i} d", "label": {i % 2}}}\n' for i in range(3)
+    )
+    jsonl += '{"sentence1": "alone", "label": 1}\n'
+    mrpc = "\ufeff" + pair_text(header="Quality\t#1 String\t#2 String").replace(
+        "pair 3 first", '" pair 3 first'
+    )
+    run = ["--tracking-uri", "{store}", *BASE]
+    bad = [
+        ("pair-row-missing-second-text", "train.tsv", ragged, [], "train.tsv:6: row has 2 columns"),
+        (
+            "pair-single-text-file",
+            "train.csv",
+            csv_text(),
+            [],
+            "train.csv:1: this looks like a single-text file",
+        ),
+        (
+            "pair-text-col-unknown",
+            "train.tsv",
+            pair_text(),
+            ["--text-col", "sentence1,nope"],
+            "no column named 'nope'",
+        ),
+        ("pair-text-col-one", "train.tsv", pair_text(), ["--text-col", "sentence1"], "names 1 column(s)"),
+        ("pair-jsonl-missing-text", "train.jsonl", jsonl, [], "train.jsonl:4: object lacks 'sentence2'"),
+        (
+            "pair-strict-empty-side",
+            "train.tsv",
+            empty_side,
+            ["--strict"],
+            "train.tsv:5: pair has a label but",
+        ),
+    ]
+    cases = [Case(n, ["run", f, "--task", "pair", *run, *x], {f: c}, 2, (e,)) for n, f, c, x, e in bad]
+    qnli = pair_text(header="question\tsentence\tlabel")
+    expect = ("train.tsv:1: this looks like a sentence-pair file", "did you mean --task pair?")
+    cases.append(
+        Case(
+            "classify-did-you-mean-pair",
+            ["run", "train.tsv", "--task", "classify", *run],
+            {"train.tsv": qnli},
+            2,
+            expect,
+        )
+    )
+    cases.append(
+        _valid("pair", "mrpc-bom-quotes", "msr.tsv", mrpc.encode("utf-8"), ("pairs", "16", "first text"))
+    )
+    cases.append(
+        _valid("pair", "skipped-empty-side", "p.tsv", empty_side, ("16", "skipped", "empty text on one side"))
+    )
+    return cases
+
+
 def build_cases() -> list[Case]:
     """Every case, named uniquely."""
-    cases = _option_cases() + _data_cases() + _valid_cases() + _gain_cases()
+    cases = _option_cases() + _data_cases() + _valid_cases() + _gain_cases() + _pair_cases()
     assert len({c.name for c in cases}) == len(cases)
     return cases

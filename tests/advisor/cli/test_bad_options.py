@@ -61,6 +61,8 @@ def _refused(advisor_cli, args: list[str], *expected: str) -> str:
         (["--embeddings", "contextual", "--contextual", "listconfig"], "it holds a JSON list, not an object"),
         (["--cache-dir", "notes.txt/cache"], "cache folder notes.txt/cache: notes.txt is a file"),
         (["--until", "sometimes"], "unknown --until value 'sometimes'"),
+        (["--pair-encoding", "both"], "unknown --pair-encoding 'both'"),
+        (["--pair-encoding", "separate"], "--pair-encoding separate applies to --task pair only"),
     ],
 )
 def test_run_refuses_before_creating_the_store(

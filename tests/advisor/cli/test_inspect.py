@@ -53,3 +53,32 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     result = run_cli("inspect", str(tmp_path / "nope.csv"), "--task", "classify")
     assert result.returncode == 2
     assert "file not found" in result.stderr
+
+
+def _pair_file(path: Path) -> Path:
+    """14 pairs: seven with the second text's words all in the first, seven with none of them."""
+    rows = ["sentence1\tsentence2\tlabel"]
+    for i in range(7):
+        rows.append(f"the red car stopped near house {i} .\tthe car stopped .\tparaphrase")
+        rows.append(f"a dog barked twice .\tsome cats slept on sofa {i}\tdifferent")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_inspect_pairs_shows_both_sides_labels_and_overlap(tmp_path: Path, advisor_cli) -> None:
+    code, out, err = advisor_cli("inspect", str(_pair_file(tmp_path / "pairs.tsv")), "--task", "pair")
+    assert code == 0, err
+    assert "pairs" in out and "14" in out
+    assert "first text" in out and "mean 6.5, median 6.5, min 5, max 8 tokens" in out
+    assert "second text" in out and "mean 5.0, median 5, min 4, max 6 tokens" in out
+    assert "50% of the second text's words are in the first" in out
+    assert "50% of pairs overlap at least 50%" in out
+    assert "2: different 7, paraphrase 7" in out
+
+
+def test_inspect_single_text_file_as_pair_exits_2_with_the_hint(tmp_path: Path, advisor_cli) -> None:
+    path = tmp_path / "single.csv"
+    path.write_text("text,label\n" + "a fine film,pos\n" * 12, encoding="utf-8")
+    code, out, err = advisor_cli("inspect", str(path), "--task", "pair")
+    assert code == 2 and "Traceback" not in err + out
+    assert f"{path}:1: this looks like a single-text file" in err and "--task classify" in err

@@ -65,6 +65,18 @@ def test_reasons_name_encoder_dim_layers_pooling_mix_and_contextuality():
     assert "100% of frequent words at layer 0 and 40% at the last layer" in reasons[1]
 
 
+def test_the_pair_encoding_is_named_with_the_pairs_encoded_apart():
+    analysis = _with_layers("bert-base-cased", layer="last")
+    analysis.embeddings.loc[1, "info_pair_encoding"] = "joint"
+    analysis.embeddings.loc[1, "info_pair_overflow"] = 3
+    (first, *_) = layer_reasons(analysis)
+    assert "pair encoding joint: both texts of a pair read as one input" in first
+    assert "except 3 pairs too long for one input, encoded apart" in first
+    analysis.embeddings.loc[1, "info_pair_encoding"] = "separate"
+    assert "pair encoding separate: each text of a pair encoded alone" in layer_reasons(analysis)[0]
+    assert "pair encoding" not in layer_reasons(_with_layers("bert-base-cased"))[0]
+
+
 def test_single_layer_reading_is_named():
     reasons = layer_reasons(_with_layers("bert-base-cased", layer="mean-last-4", sentence_embedding=False))
     assert "the mean of its last 4 layers" in reasons[0] and "bert-base-cased (384-d" in reasons[0]

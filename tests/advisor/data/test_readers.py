@@ -129,6 +129,24 @@ def test_hf_saved_directory(tmp_path: Path) -> None:
     assert splits.train.labels[0] == ["B-PER", "I-PER", "O"]
 
 
+def test_hf_classification_split_without_labels_is_left_out(tmp_path: Path) -> None:
+    """GLUE's test splits carry label -1: read as class names[-1] they were a wrong gold label."""
+    import datasets
+
+    features = datasets.Features(
+        {"sentence": datasets.Value("string"), "label": datasets.ClassLabel(names=["neg", "pos"])}
+    )
+    texts = [f"film number {i} was {'fine' if i % 2 else 'dull'}" for i in range(20)]
+    train = datasets.Dataset.from_dict(
+        {"sentence": texts, "label": [i % 2 for i in range(20)]}, features=features
+    )
+    test = datasets.Dataset.from_dict({"sentence": texts, "label": [-1] * 20}, features=features)
+    datasets.DatasetDict({"train": train, "test": test}).save_to_disk(str(tmp_path / "glue"))
+    splits = read_splits(tmp_path / "glue", "classify")
+    assert splits.test.source.endswith("(test split)") and set(splits.test.labels) <= {"neg", "pos"}
+    assert splits.sizes()["train"] + splits.sizes()["dev"] + splits.sizes()["test"] == 20
+
+
 def test_hf_hub_offline_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     from advisor.errors import ConfigError
 

@@ -108,3 +108,21 @@ def test_method_states_the_stopping_rule_only_when_the_run_used_it(make_case) ->
     decided = replace(case, params={**case.params, "until": "decided", "seeds": 3})
     stated = [n for n in method_notes(decided, rec) if n.startswith("Stopping (--until decided)")]
     assert len(stated) == 1 and "at most 3 looks" in stated[0]
+
+
+def test_method_names_the_pair_model_around_the_shared_encoder(make_case) -> None:
+    from dataclasses import replace
+
+    case = make_case("use contextual", noise=0.001)
+    config = {"hidden": 64, "batch_size": 64, "lr": 0.005, "dropout": 0.3, "classifier": "bilstm"}
+    params = {**case.params, "train_config": json.dumps(config)}
+    pair = replace(case, task="pair", params=params)
+    training = next(n for n in method_notes(pair, recommend(pair)) if n.startswith("Downstream model"))
+    assert "one BILSTM encoder (hidden 64) shared by both texts of a pair" in training
+    assert "[u; v; |u − v|; u ⊙ v]" in training
+    single = next(
+        n
+        for n in method_notes(replace(case, task="classify", params=params), recommend(case))
+        if n.startswith("Downstream")
+    )
+    assert "a BILSTM classifier (hidden 64)" in single and "pair" not in single

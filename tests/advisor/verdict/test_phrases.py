@@ -18,6 +18,7 @@ from advisor.verdict._phrases import (
     percent,
     pts,
     resolution_text,
+    slice_findings_text,
     slice_sentence,
 )
 
@@ -145,6 +146,18 @@ def test_slice_findings_read_with_their_holm_p() -> None:
     assert finding.describe() == text
     unsplit = SliceFinding("ner_ambiguity", "contextual-static", 10, *[math.nan] * 5, 0, 0, "unclear")
     assert "cannot be split" in slice_sentence(unsplit)
+
+
+def test_a_metric_whose_low_values_are_difficult_says_so() -> None:
+    """Pairs sharing few words are the hard ones: the overlap slices name which end is difficult."""
+    finding = SliceFinding("pair_overlap", "contextual-static", 100, 0.10, 0.01, 0.09, 0.04, 0.14, 50, 50,
+                           "difficult", 0.001, 0.002)  # fmt: skip
+    assert slice_sentence(finding).startswith(
+        "pair_overlap (difficult = low overlap), contextual vs static: the gap is carried by difficult items"
+    )
+    found = slice_findings_text([finding], [("pair_overlap", "static")])
+    assert found == "pair_overlap (difficult = low overlap) against static"
+    assert slice_findings_text([], [("pair_unseen", "static")]) == "pair_unseen against static"
 
 
 @pytest.mark.parametrize(

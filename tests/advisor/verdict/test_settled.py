@@ -69,3 +69,47 @@ def test_a_settled_use_contextual_states_its_trade_off_like_the_rules_do() -> No
         "Trade-off: " in render(rec).headline
         and "20.9× the serving latency (batch 1)" in render(rec).headline
     )
+
+
+def _cut(scores: dict[int, dict[str, list[float]]], not_run: list[list], waived: bool = False):
+    """A run that ``--budget 10 min`` cut: the cells it ran, and the stop it recorded."""
+    by_family: dict[str, dict[int, list[float]]] = {}
+    for size, families in scores.items():
+        for name, seeds in families.items():
+            by_family.setdefault(name, {})[size] = seeds
+    analysis = analysis_from_scores(by_family, task="classify")
+    stop = {"budget": "10 min", "seconds": 600.0, "total": 12, "run": 12 - len(not_run), "not_run": not_run}
+    analysis.params |= {"until": "complete", "budget_stop": json.dumps(stop | {"waived": waived})}
+    return analysis
+
+
+def test_a_budget_cut_is_judged_at_the_largest_size_and_says_what_it_left_out() -> None:
+    left = [[e, z, s] for z in (100, 50) for s in (0, 1) for e in ("static", "contextual")]
+    rec = recommend(_cut({200: {"static": [0.50, 0.52], "contextual": [0.95, 0.96]}}, left))
+    assert rec.problems == [] and rec.verdict == c.USE_CONTEXTUAL  # the sizes gate is waived for the cut
+    assert rec.efficiency == []
+    [note] = [n for n in rec.caveat_notes if n.code == c.TIME_BUDGET]
+    assert (note["run"], note["total"], note["not_run"], note["below"]) == (4, 12, 8, 200)
+    assert next(s for s in render(rec).caveats if s.startswith("budget")) == (
+        "budget 10 min: 4 of 12 cells run; curves below 200 items not measured; the budget left out 8 cells, "
+        "so the data efficiency and the 'label more data' option were not assessed (resume with a larger "
+        "--budget, or none, to train them: finished cells are kept)"
+    )
+
+
+def test_a_budget_that_left_out_seeds_only_says_so_without_claiming_missing_sizes() -> None:
+    scores = {z: {"static": [0.50, 0.52], "contextual": [0.95, 0.96]} for z in (50, 100, 200)}
+    rec = recommend(_cut(scores, [["static", 50, 2], ["contextual", 50, 2]], waived=True))
+    caveat = next(s for s in render(rec).caveats if s.startswith("budget"))
+    assert caveat.startswith(
+        "budget 10 min: 10 of 12 cells run (the budget was shorter than the first round, which ran anyway); "
+        "the budget left out 2 cells (resume"
+    )
+    assert "curves below" not in caveat
+
+
+def test_a_budget_stop_whose_cells_were_trained_since_says_nothing() -> None:
+    left = [["static", 200, 1], ["contextual", 200, 1]]
+    rec = recommend(_cut({200: {"static": [0.50, 0.52], "contextual": [0.95, 0.96]}}, left))  # trained since
+    assert not any(n.code == c.TIME_BUDGET for n in rec.caveat_notes)
+    assert [p.code for p in rec.problems] == [c.FEW_SIZES]  # one size, and no cut to waive the gate for
