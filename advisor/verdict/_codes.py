@@ -45,7 +45,9 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   :data:`ENCODER` (``text``), :data:`SETTLED_EARLY` (``size``, ``seeds``, ``looks``, ``not_run``,
   ``total``, ``below``: whether smaller sizes were planned and not measured), :data:`TIME_BUDGET`
   (``budget``, ``run``, ``total``, ``not_run``, ``below``: the smallest size measured when smaller ones were
-  left out, else 0; ``waived``: the budget was shorter than the first round).
+  left out, else 0; ``waived``: the budget was shorter than the first round), :data:`AT_MAJORITY`
+  (``points`` [(embedding, size, seeds at or below the baseline, seeds)], ``share``, ``label``: cells
+  of a one-label-per-item task that did not beat always predicting the most frequent test label).
 """
 
 from __future__ import annotations
@@ -157,6 +159,7 @@ FEW_FIT_SIZES = "few_fit_sizes"
 LEARNED_NOTHING = "learned_nothing"
 SETTLED_EARLY = "settled_early"
 TIME_BUDGET = "time_budget"
+AT_MAJORITY = "at_majority"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,13 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 
-__all__ = ["ConvergenceAudit", "convergence_audit", "under_trained_caveat"]
+__all__ = [
+    "ConvergenceAudit",
+    "MajorityBaseline",
+    "at_majority_cells",
+    "convergence_audit",
+    "under_trained_caveat",
+]
 
 
 @dataclass
@@ -83,3 +89,43 @@ def under_trained_caveat(audit: ConvergenceAudit) -> str | None:
         f"understate the family and the figures read from them (gaps, data efficiency, fits) may be biased; "
         f"re-run with {advice}"
     )
+
+
+@dataclass(frozen=True)
+class MajorityBaseline:
+    """Always predicting the most frequent test label: its accuracy and the label."""
+
+    share: float
+    label: str
+
+
+def majority_baseline(analysis: Analysis) -> MajorityBaseline | None:
+    """The majority-label baseline of a one-label-per-item task, from the item table's gold labels
+    (None for NER, a headline other than accuracy, or a run without the item table)."""
+    items = analysis.items
+    if analysis.primary_metric != "accuracy" or items is None or "gold" not in items or items.empty:
+        return None
+    counts = items["gold"].astype(str).value_counts()
+    return MajorityBaseline(float(counts.iloc[0]) / float(counts.sum()), str(counts.index[0]))
+
+
+def at_majority_cells(analysis: Analysis) -> tuple[MajorityBaseline, list[tuple[str, int, int, int]]] | None:
+    """Per (family, size) the seeds that scored at or below the majority-label baseline.
+
+    Why: such a cell learned nothing beyond the label prior — an optimisation that failed (one seed
+    collapsing at a large learning rate) or features with no signal at that size — and its score
+    pulls the family's mean down. The step audit cannot see it: dev stopped improving, as it should.
+    """
+    baseline = majority_baseline(analysis)
+    curves = analysis.curves
+    if baseline is None or curves.empty:
+        return None
+    frame = curves.assign(at_or_below=curves["score"] <= baseline.share + 1e-9)
+    grouped = frame.groupby(["embedding", "size"])
+    table = pd.DataFrame({"low": grouped["at_or_below"].sum(), "seeds": grouped["seed"].nunique()})
+    points = [
+        (str(name), int(size), int(row.low), int(row.seeds))
+        for (name, size), row in table.iterrows()
+        if row.low > 0
+    ]
+    return (baseline, points) if points else None

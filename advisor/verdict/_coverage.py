@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from advisor.verdict._recommendation import Recommendation
 
 __all__ = [
+    "at_majority",
     "few_fit_sizes",
     "judged_below",
     "learned_nothing",
@@ -47,6 +48,20 @@ def learned_nothing(rec: Recommendation, note: Note) -> str:
     return (
         f"{who} scored 0.0 at every size and seed: {they} learned nothing at these sizes (check the labels "
         f"or add data), so every comparison with {them} says only that"
+    )
+
+
+def at_majority(rec: Recommendation, note: Note) -> str:
+    """The cells that did not beat always predicting the most frequent label, per family."""
+    by_family: dict[str, list[str]] = {}
+    for name, size, low, seeds in note["points"]:
+        by_family.setdefault(name, []).append(f"{size:,} ({low} of {seeds} seeds)")
+    where = "; ".join(f"{name} at {', '.join(points)}" for name, points in by_family.items())
+    return (
+        f"no better than the majority label: {where} scored at or below always predicting "
+        f"{note['label']!r} ({note['share']:.1%} of test items). Those cells learned nothing beyond the "
+        "label prior (a failed optimisation, or no signal at that size), so their curve points pull the "
+        "family's mean down; more seeds, or a fixed smaller --lr, tell the two apart"
     )
 
 

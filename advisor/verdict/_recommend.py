@@ -34,7 +34,7 @@ from advisor.verdict._codes import (
     VERDICTS,
     Note,
 )
-from advisor.verdict._convergence import convergence_audit
+from advisor.verdict._convergence import at_majority_cells, convergence_audit
 from advisor.verdict._cost import CostComparison, compare_costs
 from advisor.verdict._efficiency import data_efficiency
 from advisor.verdict._fit import Extrapolation, extrapolate, fit_learning_curve
@@ -184,6 +184,12 @@ def _run_caveats(rec: Recommendation, analysis: Analysis, t: Thresholds, cut_fro
     if analysis.status not in (None, "FINISHED"):
         rec.caveat_notes.append(Note(c.RUN_STATUS, {"status": analysis.status}))
     rec.caveat_notes += _learned_nothing(analysis)
+    found = at_majority_cells(analysis)
+    if found is not None:
+        baseline, points = found
+        rec.caveat_notes.append(
+            Note(c.AT_MAJORITY, {"points": points, "share": baseline.share, "label": baseline.label})
+        )
     rec.convergence = convergence_audit(analysis)
     flagged = rec.convergence.flagged
     if not flagged.empty:

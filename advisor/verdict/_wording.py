@@ -18,6 +18,7 @@ from advisor.verdict import _codes as c
 from advisor.verdict._codes import Note
 from advisor.verdict._convergence import under_trained_caveat
 from advisor.verdict._coverage import (
+    at_majority,
     few_fit_sizes,
     judged_below,
     learned_nothing,
@@ -480,5 +481,6 @@ _CAVEATS: dict[str, Callable[[Recommendation, Note], str]] = {
     c.LEARNED_NOTHING: learned_nothing,
     c.SETTLED_EARLY: settled_early,
     c.TIME_BUDGET: time_budget,
+    c.AT_MAJORITY: at_majority,
     c.ENCODER: _text,
 }

@@ -50,3 +50,43 @@ def test_under_trained_cells_on_a_curve_are_named_with_the_fix(make_case) -> Non
 def test_runs_before_the_step_budget_have_an_empty_audit(make_case) -> None:
     audit = convergence_audit(make_case("use contextual", noise=0.001))
     assert audit.table.empty and under_trained_caveat(audit) is None
+
+
+def _with_gold(analysis, gold: list[str]):
+    """The analysis with an item table whose gold labels are ``gold`` (accuracy headline)."""
+    import pandas as pd
+
+    return replace(analysis, items=pd.DataFrame({"gold": gold}), primary_metric="accuracy", task="classify")
+
+
+def test_cells_no_better_than_the_majority_label_are_named_per_family(make_case) -> None:
+    case = make_case("use contextual", noise=0.001)  # every mean above 0.34
+    gold = ["yes"] * 30 + ["no"] * 70  # always predicting "no": 0.70
+    smallest, largest = min(case.sizes), max(case.sizes)
+    curves = case.curves.copy()
+    curves["score"] = curves["score"].clip(lower=0.71)  # every cell beats the baseline ...
+    curves.loc[(curves["embedding"] == "random") & (curves["size"] == smallest), "score"] = (
+        0.70  # ... but these
+    )
+    collapsed = (curves["embedding"] == "static") & (curves["size"] == largest) & (curves["seed"] == 0)
+    curves.loc[collapsed, "score"] = 0.5
+    rec = recommend(_with_gold(replace(case, curves=curves), gold))
+    (note,) = [n for n in rec.caveat_notes if n.code == c.AT_MAJORITY]
+    assert note["share"] == 0.7 and note["label"] == "no"
+    assert sorted(note["points"]) == sorted([("random", smallest, 3, 3), ("static", largest, 1, 3)])
+    (sentence,) = [s for s in rec.caveats if s.startswith("no better than the majority label")]
+    assert f"random at {smallest:,} (3 of 3 seeds)" in sentence
+    assert f"static at {largest:,} (1 of 3 seeds)" in sentence
+    assert "always predicting 'no' (70.0% of test items)" in sentence
+    clean = _with_gold(replace(case, curves=curves.assign(score=curves["score"].clip(lower=0.71))), gold)
+    assert c.AT_MAJORITY not in recommend(clean).caveat_codes
+
+
+def test_the_majority_check_needs_an_accuracy_task_with_gold_labels(make_case) -> None:
+    case = make_case("use contextual", noise=0.001)
+    low = replace(case, curves=case.curves.assign(score=0.5))
+    gold = ["yes"] * 90 + ["no"] * 10
+    assert c.AT_MAJORITY in recommend(_with_gold(low, gold)).caveat_codes  # the check fires here ...
+    assert c.AT_MAJORITY not in recommend(replace(_with_gold(low, gold), items=None)).caveat_codes  # no items
+    ner = replace(_with_gold(low, gold), primary_metric="f1", task="ner")
+    assert c.AT_MAJORITY not in recommend(ner).caveat_codes  # ... not for an F1 headline

@@ -65,7 +65,7 @@ def test_every_code_has_a_sentence() -> None:
     assert set(w._REASONS) == reasons
     assert set(w._CAVEATS) | {c.UNDER_TRAINED, c.SLICE_OVERLAP} == {
         c.UNDER_TRAINED, c.SLICE_OVERLAP, c.JUDGED_BELOW, c.RUN_STATUS, c.FEW_FIT_SIZES, c.ENCODER,
-        c.LEARNED_NOTHING, c.SETTLED_EARLY, c.TIME_BUDGET,
+        c.LEARNED_NOTHING, c.SETTLED_EARLY, c.TIME_BUDGET, c.AT_MAJORITY,
     }  # fmt: skip
 
 
