@@ -403,6 +403,17 @@ def _classify_unit_correct(level: str, gold: Any, predicted: Any, start: int, en
     return str(predicted) == str(gold)
 
 
+_CLASSIFY = TaskSpec(
+    name="classify",
+    primary_metric="accuracy",
+    metric_label="accuracy",
+    unit="sentence",
+    levels=("sentence",),
+    gain_unit="sentence",
+    scorer=_classification_scores,
+    unit_correct=_classify_unit_correct,
+)
+
 for _spec in (
     TaskSpec(
         name="ner",
@@ -414,26 +425,8 @@ for _spec in (
         scorer=_ner_scores,
         unit_correct=_ner_unit_correct,
     ),
-    TaskSpec(
-        name="classify",
-        primary_metric="accuracy",
-        metric_label="accuracy",
-        unit="sentence",
-        levels=("sentence",),
-        gain_unit="sentence",
-        scorer=_classification_scores,
-        unit_correct=_classify_unit_correct,
-    ),
-    TaskSpec(
-        name="pair",
-        primary_metric="accuracy",
-        metric_label="accuracy",
-        unit="sentence",
-        levels=("sentence",),
-        gain_unit="sentence",
-        scorer=_classification_scores,
-        unit_correct=_classify_unit_correct,
-    ),
+    _CLASSIFY,
+    replace(_CLASSIFY, name="pair"),  # one label per pair of texts: scored and sliced as classification
 ):
     tasks.register(_spec.name, primary_metric=_spec.primary_metric, unit=_spec.unit)(_spec)
 

@@ -149,15 +149,24 @@ class BiLSTMPoolClassifier(_PooledClassifier):
         super().__init__(BiLSTMPoolEncoder(input_dim, projection, hidden, dropout, mix=mix), num_labels)
 
 
+#: The sentence encoders and their classifiers by ``TrainConfig.classifier`` name.
+_KINDS: dict[str, tuple[type[nn.Module], type[_PooledClassifier]]] = {
+    "cnn": (CNNEncoder, CNNClassifier),
+    "bilstm": (BiLSTMPoolEncoder, BiLSTMPoolClassifier),
+}
+
+
+def _kind(kind: str) -> tuple[type[nn.Module], type[_PooledClassifier]]:
+    if kind not in _KINDS:
+        raise ValueError(f"unknown classifier {kind!r}")
+    return _KINDS[kind]
+
+
 def make_encoder(
     kind: str, input_dim: int, projection: int, hidden: int, dropout: float, mix: ScalarMix | None = None
 ) -> nn.Module:
     """The sentence encoder by name, without an output layer (its width: ``out_dim``)."""
-    if kind == "cnn":
-        return CNNEncoder(input_dim, projection, hidden, dropout, mix=mix)
-    if kind == "bilstm":
-        return BiLSTMPoolEncoder(input_dim, projection, hidden, dropout, mix=mix)
-    raise ValueError(f"unknown classifier {kind!r}")
+    return _kind(kind)[0](input_dim, projection, hidden, dropout, mix=mix)
 
 
 def make_classifier(
@@ -170,8 +179,4 @@ def make_classifier(
     mix: ScalarMix | None = None,
 ) -> nn.Module:
     """The classifier head by name; ``mix`` (for a layer stack) runs before its projection."""
-    if kind == "cnn":
-        return CNNClassifier(input_dim, num_labels, projection, hidden, dropout, mix=mix)
-    if kind == "bilstm":
-        return BiLSTMPoolClassifier(input_dim, num_labels, projection, hidden, dropout, mix=mix)
-    raise ValueError(f"unknown classifier {kind!r}")
+    return _kind(kind)[1](input_dim, num_labels, projection, hidden, dropout, mix=mix)
