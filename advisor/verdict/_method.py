@@ -89,6 +89,16 @@ def _downstream_model(task: str, config: dict[str, Any]) -> str:
     return f"a {encoder} classifier (hidden {hidden})"
 
 
+#: The rate rule of advisor.pipeline._tune in words; older stores keep the words of the rule they used.
+_LR_RULE = (
+    "the largest rate whose lower bound (mean dev score less its own standard error) is within one "
+    "standard error (the median over rates) of the best bound"
+)
+_LR_RULES = {
+    "largest within 1 SE of the best mean dev": "the largest rate within one standard error of the best mean dev score"
+}
+
+
 def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:
     """A fixed rate, or the rate each family chose on dev from the grid (the same grid for every family)."""
     if config.get("lr") is not None:
@@ -97,11 +107,8 @@ def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:
     chosen = json.loads(params.get("learning_rates") or "{}")
     picked = "; chosen: " + ", ".join(f"{e} {lr:g}" for e, lr in chosen.items()) if chosen else ""
     seeds = int(config.get("lr_seeds") or 1)
-    tried = (
-        f"{seeds} seeds; the largest rate within one standard error of the best mean dev score"
-        if seeds > 1
-        else "one seed"
-    )
+    rule = _LR_RULES.get(str(config.get("lr_choice")), _LR_RULE)
+    tried = f"{seeds} seeds; {rule}" if seeds > 1 else "one seed"
     return (
         f"learning rate chosen per embedding on dev from {{{grid}}} (models per rate at the grid's middle "
         f"size, {tried}; the same grid and effort for every embedding){picked}"

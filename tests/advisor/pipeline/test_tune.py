@@ -61,12 +61,23 @@ def test_one_lucky_seed_does_not_decide() -> None:
 
 
 def test_rates_within_one_standard_error_go_to_the_largest() -> None:
-    dev = {("static", 1e-3, 0): 0.60, ("static", 1e-3, 1): 0.62}  # 3 standard errors below: out
-    dev |= {("static", 3e-3, 0): 0.64, ("static", 3e-3, 1): 0.66}  # the best mean
-    dev |= {("static", 1e-2, 0): 0.63, ("static", 1e-2, 1): 0.65}  # one standard error below: tied
+    dev = {("static", 1e-3, 0): 0.60, ("static", 1e-3, 1): 0.62}  # bound 0.60: 4 standard errors below
+    dev |= {("static", 3e-3, 0): 0.64, ("static", 3e-3, 1): 0.66}  # the best bound, 0.64
+    dev |= {("static", 1e-2, 0): 0.635, ("static", 1e-2, 1): 0.655}  # bound 0.635: half an error below
     assert _chosen(dev) == {"static": 1e-2}
-    dev[("static", 1e-2, 1)] = 0.60  # now 4 standard errors below the best
+    dev[("static", 1e-2, 1)] = 0.60  # now its worse seed is 4 standard errors below the best bound
     assert _chosen(dev) == {"static": 3e-3}
+
+
+def test_a_rate_with_a_collapsed_seed_loses_to_a_steady_one() -> None:
+    """The CoNLL-size case: one seed learned, one collapsed; the mean alone (and a tie widened by
+    that collapse) chose it. The rate's own spread now counts against it."""
+    dev = {("random", 1e-3, 0): 0.140, ("random", 1e-3, 1): 0.150}
+    dev |= {("random", 3e-3, 0): 0.150, ("random", 3e-3, 1): 0.160}
+    dev |= {("random", 1e-2, 0): 0.257, ("random", 1e-2, 1): 0.069}  # the best mean, 0.163
+    grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["random"], full_size=20)
+    chosen = choose_learning_rates(grid, ["random"], GRID, TUNING_SEEDS, _fake_train(dev)).rates
+    assert chosen == {"random": 3e-3}
 
 
 def test_with_one_tuning_seed_the_best_wins_and_an_exact_tie_goes_to_the_largest() -> None:

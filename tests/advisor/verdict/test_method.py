@@ -76,8 +76,14 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
     notes = method_notes(replace(case, params=params), recommend(case))
     training = next(n for n in notes if n.startswith("Downstream model"))
     assert "chosen per embedding on dev from {0.001, 0.003, 0.01}" in training
-    assert "2 seeds; the largest rate within one standard error of the best mean dev score" in training
+    assert "2 seeds; the largest rate whose lower bound (mean dev score less its own standard" in training
     assert "chosen: static 0.01, contextual 0.003" in training
+    older = {**tuned, "lr_choice": "largest within 1 SE of the best mean dev"}
+    params["train_config"] = json.dumps(older)
+    training = next(
+        n for n in method_notes(replace(case, params=params), recommend(case)) if "Downstream" in n
+    )
+    assert "2 seeds; the largest rate within one standard error of the best mean dev score" in training
     fixed = {**case.params, "train_config": json.dumps({**config, "lr": 0.005})}
     training = next(
         n for n in method_notes(replace(case, params=fixed), recommend(case)) if "Downstream" in n
