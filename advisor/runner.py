@@ -40,6 +40,7 @@ from advisor.pipeline import (
     featurize_missing,
     final_report,
     finished_scores,
+    frozen_heap,
     known_rates,
     next_extension,
     plan_budget,
@@ -166,7 +167,7 @@ def run_analysis(
     FAILED and a re-run computes only the missing cells. ``settings.cache_dir`` is the cache root of
     every cache the run fills (features, parses, vectors, distilled models).
     """
-    with using_cache_root(settings.cache_dir):
+    with using_cache_root(settings.cache_dir), frozen_heap():
         return _run_analysis(settings, progress, splits, fail_after)
 
 

@@ -30,6 +30,7 @@ from advisor.pipeline._execute import (
 from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
 from advisor.pipeline._featurize import featurize_missing
 from advisor.pipeline._measure import SERVING_REPEATS, measure_all_serving
+from advisor.pipeline._memory import frozen_heap
 from advisor.pipeline._own_trainers import then_own_trainers, trains_itself
 from advisor.pipeline._plan import (
     RunPlan,
@@ -81,6 +82,7 @@ __all__ = [
     "featurize_missing",
     "final_report",
     "finished_scores",
+    "frozen_heap",
     "known_rates",
     "machine_throughput",
     "measure_all_serving",
