@@ -352,7 +352,8 @@ def _support_notes(rec: Recommendation, analysis: Analysis, t: Thresholds) -> li
         notes.append(Note(c.BUDGET, {"items": t.labelling_budget(analysis.full_size)}))
     notes += _cost_notes(rec, t)
     notes += _slice_notes(rec.slices)
-    if len(analysis.sizes) < t.min_fit_sizes:
+    settled = any(n.code == c.SETTLED_EARLY for n in rec.caveat_notes)  # it says what went unassessed
+    if len(analysis.sizes) < t.min_fit_sizes and not settled:
         rec.caveat_notes.append(Note(c.FEW_FIT_SIZES, {"n": len(analysis.sizes), "need": t.min_fit_sizes}))
     notes += [Note(c.ENCODER, {"text": s}) for s in layer_reasons(analysis)]  # encoder, layers, pooling, mix
     rec.caveat_notes += [

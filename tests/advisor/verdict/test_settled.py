@@ -35,6 +35,7 @@ def test_a_settled_stop_is_judged_at_its_one_size_with_what_was_not_run() -> Non
         "curves below 200 items not measured: the decision was settled after 2 of 3 seeds"
     )
     assert "4 of 18 cells were not run" in caveat and "data efficiency" in caveat
+    assert not any(n.code == c.FEW_FIT_SIZES for n in rec.caveat_notes)  # the settled caveat says it once
 
 
 def test_without_the_stop_one_size_is_not_judged() -> None:
