@@ -17,8 +17,8 @@ recorded when the verdict is printed); whether both verdicts agree. The issue's 
 verdict on every dataset; ``decided`` at most 40 % of ``complete``'s wall time where the decision is
 clear; the first early verdict within 2 minutes on the classification sets on 2 cores.
 
-A dataset whose task this checkout does not support yet (MRPC needs the ``pair`` task's reader) is
-skipped with a line saying why, before any run: the checks ``advisor run`` makes first.
+A dataset that the checks ``advisor run`` makes first refuse (a missing file, say: point ``--data`` at
+the shared data) is skipped with a line saying why, before any run.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> pd.Da
             continue
         why = unsupported(name, args)
         if why is not None:
-            console.print(f"skip {name} (task {DATASETS[name]['task']}): not supported here yet: {why}")
+            console.print(f"skip {name} (task {DATASETS[name]['task']}): refused before any run: {why}")
             continue
         rows.append(bench(name, len(rows), args))
     frame = pd.DataFrame(rows, columns=COLUMNS)

@@ -78,6 +78,6 @@ def test_the_table_has_both_modes_per_dataset_and_an_unsupported_task_is_skipped
         assert (tmp_path / "out" / "tiny" / until / "mlflow.db").is_file()
         assert (tmp_path / "out" / "tiny" / until / "cache").is_dir()
     printed = console.export_text()
-    assert "skip odd (task summarize): not supported here yet: unknown task 'summarize'" in printed
+    assert "skip odd (task summarize): refused before any run: unknown task 'summarize'" in printed
     assert "first early verdict s" in printed and "decided / complete" in printed
     assert (tmp_path / "out" / "sequential.csv").is_file()
