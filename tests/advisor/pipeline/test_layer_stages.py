@@ -46,6 +46,7 @@ def _settings(
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         max_steps=2,
+        lr=1e-3,  # two steps learn something at this rate; the rate's choice is tests/advisor/pipeline/test_tune.py's
         tracking_uri=new_store(tmp_path),
         experiment="test",
         cache_dir=str(tmp_path / "cache"),
