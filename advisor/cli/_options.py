@@ -21,9 +21,11 @@ from advisor.data import DataSplits, read_splits
 from advisor.settings import DATA_OPTIONS, Setting, default_of, setting
 
 __all__ = [
+    "DEFAULT_PAIR_ENCODING",
     "DataOptions",
     "DevOpt",
     "LabelColOpt",
+    "PairEncodingOpt",
     "SeedOpt",
     "StrictOpt",
     "TaskOpt",
@@ -32,6 +34,7 @@ __all__ = [
     "annotated",
     "check_output_file",
     "check_output_folder",
+    "check_pair_option",
     "check_store_file",
     "load_splits",
     "parameter",
@@ -99,6 +102,19 @@ TextColOpt = annotated("text_col")
 LabelColOpt = annotated("label_col")
 SeedOpt = annotated("split_seed")
 StrictOpt = annotated("strict")
+PairEncodingOpt = annotated("pair_encoding")  # also on `layers` and `contextuality`: they read pairs too
+DEFAULT_PAIR_ENCODING: str = default_of("pair_encoding")
+
+
+def check_pair_option(task: str, pair_encoding: str) -> str | None:
+    """``--pair-encoding`` checked as ``advisor run`` checks it (a known task first, then E232 / E255),
+    before any data or model is read; what the encoder takes: the choice for pairs, None otherwise."""
+    from advisor.embeddings import check_pair_encoding
+    from advisor.vocabulary import task_spec
+
+    task_spec(task)  # an unknown task is named as such, not as a --pair-encoding mismatch
+    check_pair_encoding(pair_encoding, task)
+    return pair_encoding if task == "pair" else None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,13 @@ from rich.table import Table
 
 from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console, titled_table
-from advisor.cli._options import DataOptions, with_data_options
+from advisor.cli._options import (
+    DEFAULT_PAIR_ENCODING,
+    DataOptions,
+    PairEncodingOpt,
+    check_pair_option,
+    with_data_options,
+)
 from advisor.cli.run import (
     ContextualOpt,
     DeviceOpt,
@@ -77,6 +83,7 @@ def contextuality_command(
     data_options: DataOptions,
     contextual: ContextualOpt = None,
     pooling: PoolingOpt = DEFAULT_POOLING,
+    pair_encoding: PairEncodingOpt = DEFAULT_PAIR_ENCODING,
     min_count: MinCountOpt = 5,
     max_occurrences: MaxOccurrencesOpt = 50,
     cache_dir: CacheDirOpt = None,
@@ -91,39 +98,57 @@ def contextuality_command(
         raise E211(
             option="--min-count", requirement="be at least 2 and --max-occurrences at least --min-count"
         )
+    encoding = check_pair_option(data_options.task, pair_encoding)  # E255 before any data or model is read
     splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
-    embedding = _encoder(contextual, pooling, cache_dir, device)
+    embedding = _encoder(contextual, pooling, cache_dir, device, encoding)
     with ProgressDisplay() as display:  # the featurize progress of `advisor run`: items, items/s, ETA
         embedding.on_progress = featurize_meter(display, "contextual", [len(splits.train)])
         stack = embedding.featurize_layers(splits.train)
     result = measure_contextuality(
         stack, splits.train.tokens, min_count=min_count, max_occurrences=max_occurrences
     )
-    _print_result(result, embedding, data_options.data, min_count)
-    run_id = _log_run(result, embedding, data_options, tracking_uri, experiment)
+    _print_result(result, embedding, data_options.data, min_count, encoding)
+    run_id = _log_run(result, embedding, data_options, tracking_uri, experiment, encoding)
     console.print(f"logged to MLflow run {run_id}", highlight=False)
 
 
-def _encoder(contextual: str | None, pooling: str, cache_dir: Path | None, device: str | None) -> Any:
-    """The contextual embedding with every layer kept (``layer=mix``): each layer is measured."""
+def _encoder(
+    contextual: str | None,
+    pooling: str,
+    cache_dir: Path | None,
+    device: str | None,
+    pair_encoding: str | None = None,
+) -> Any:
+    """The contextual embedding with every layer kept (``layer=mix``): each layer is measured; a pair
+    task's texts read as ``pair_encoding`` says (its own feature cache entry)."""
     from advisor.embeddings import make_embedding
 
     options: dict = {"layer": "mix", "pooling": pooling}
-    for key, value in (("model", contextual), ("cache_dir", cache_dir), ("device", device)):
+    settings = (
+        ("model", contextual),
+        ("cache_dir", cache_dir),
+        ("device", device),
+        ("pair_encoding", pair_encoding),
+    )
+    for key, value in settings:
         if value:
             options[key] = str(value)
     return make_embedding("contextual", **options)
 
 
-def _print_result(result: Any, embedding: Any, data: str, min_count: int) -> None:
-    """The per-layer table, titled with what was measured, and a legend of the measures."""
+def _print_result(
+    result: Any, embedding: Any, data: str, min_count: int, pair_encoding: str | None = None
+) -> None:
+    """The per-layer table, titled with what was measured (for pairs: how they were encoded), and a
+    legend of the measures."""
     from advisor.contextuality import encoder_name
 
+    items = f"pairs, pair encoding {pair_encoding}" if pair_encoding else "sentences"
     title = (
         f"{escape(encoder_name(embedding.model_ref))} on {escape(str(data))} (train split): {result.n_words:,} words "
-        f"with ≥ {min_count} occurrences ({result.n_occurrences:,} used), {result.n_sentences:,} sentences; "
+        f"with ≥ {min_count} occurrences ({result.n_occurrences:,} used), {result.n_sentences:,} {items}; "
         "base = anisotropy baseline"
     )
     console.print(render_contextuality(result, title))
@@ -135,14 +160,20 @@ def _print_result(result: Any, embedding: Any, data: str, min_count: int) -> Non
 
 
 def _log_run(
-    result: Any, embedding: Any, data_options: DataOptions, tracking_uri: str | None, experiment: str
+    result: Any,
+    embedding: Any,
+    data_options: DataOptions,
+    tracking_uri: str | None,
+    experiment: str,
+    pair_encoding: str | None = None,
 ) -> str:
-    """One finished MLflow run (tag ``advisor.kind=contextuality``) with the encoder's params; its id."""
+    """One finished MLflow run (tag ``advisor.kind=contextuality``) with the encoder's params (and, for
+    pairs, ``pair_encoding`` as ``advisor run`` logs it); its id."""
     from advisor.tracking import log_contextuality_run
 
     data = data_options.data
     described = {f"encoder_{k}": v for k, v in embedding.describe().items() if k != "layer"}
-    params = {"data": str(data), **described}
+    params = {"data": str(data), **({"pair_encoding": pair_encoding} if pair_encoding else {}), **described}
     return log_contextuality_run(
         result, params, data_options.task, Path(str(data)).name, tracking_uri, experiment
     )

@@ -16,7 +16,13 @@ from rich.table import Table
 
 from advisor._error_codes import E211
 from advisor.cli._app import app, console, err_console
-from advisor.cli._options import DataOptions, with_data_options
+from advisor.cli._options import (
+    DEFAULT_PAIR_ENCODING,
+    DataOptions,
+    PairEncodingOpt,
+    check_pair_option,
+    with_data_options,
+)
 from advisor.cli.run import (
     ContextualOpt,
     DeviceOpt,
@@ -38,8 +44,10 @@ def render_layer_sweep(sweep) -> Table:
     from advisor.contextuality import sweep_summary
 
     metric = sweep.primary_metric
+    encoding = f", pair encoding {sweep.pair_encoding}" if sweep.pair_encoding else ""
     table = Table(
-        title=f"dev {metric} × 100 by layer at {sweep.size:,} training items ({len(sweep.seeds)} seeds); 0 = input embeddings",
+        title=f"dev {metric} × 100 by layer at {sweep.size:,} training items ({len(sweep.seeds)} seeds{encoding}); "
+        "0 = input embeddings",
         title_justify="left",
     )
     for column in ("layer", "dev (seeds)", "dev mean", f"test {metric} mean"):
@@ -66,12 +74,25 @@ CacheDirOpt = Annotated[
 ]
 
 
+def _check_numbers(seeds: int, size: int | None, max_steps: int | None) -> None:
+    """The sweep's numbers, before the data is read (E211, or the limit a run has)."""
+    if seeds < 1:
+        raise E211(option="--seeds", requirement="be at least 1")
+    if size is not None and size < 1:
+        raise E211(option="--size", requirement="be at least 1")
+    if max_steps is not None and max_steps < 1:
+        raise E211(option="--max-steps", requirement="be at least 1")
+    check_limit(seeds, "seeds")
+    check_limit(max_steps, "max_steps")
+
+
 @app.command("layers")
 @with_data_options
 def layers_command(
     data_options: DataOptions,
     contextual: ContextualOpt = None,
     pooling: PoolingOpt = DEFAULT_POOLING,
+    pair_encoding: PairEncodingOpt = DEFAULT_PAIR_ENCODING,
     size: Annotated[
         int | None,
         typer.Option("--size", help="training items (default: the middle size of the profile's grid)"),
@@ -92,14 +113,8 @@ def layers_command(
     from advisor.contextuality import layer_sweep
     from advisor.tracking import log_layer_sweep
 
-    if seeds < 1:
-        raise E211(option="--seeds", requirement="be at least 1")
-    if size is not None and size < 1:
-        raise E211(option="--size", requirement="be at least 1")
-    if max_steps is not None and max_steps < 1:
-        raise E211(option="--max-steps", requirement="be at least 1")
-    check_limit(seeds, "seeds")
-    check_limit(max_steps, "max_steps")
+    _check_numbers(seeds, size, max_steps)
+    encoding = check_pair_option(data_options.task, pair_encoding)  # E255 before any data or model is read
     splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
@@ -117,6 +132,7 @@ def layers_command(
             device=device,
             progress=lambda message: display(ProgressEvent("layers", message=message)),
             on_batch=featurize_meter(display, "contextual", parts),
+            pair_encoding=encoding,
         )
     console.print(render_layer_sweep(sweep))
     if not sweep.mix_weights.empty:

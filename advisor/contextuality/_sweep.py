@@ -38,6 +38,7 @@ class LayerSweep:
     seeds: list[int]
     encoder: dict[str, Any] = field(default_factory=dict)  # the embedding's describe()
     data: str = ""  # what it was trained on, as the user named it (set when read back from a run)
+    pair_encoding: str | None = None  # pair data: how the encoder read the two texts (joint | separate)
 
 
 def sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -68,14 +69,17 @@ def layer_sweep(
     device: str | None = None,
     progress: Callable[[str], None] | None = None,
     on_batch: Callable[[int, int], None] | None = None,
+    pair_encoding: str | None = None,
 ) -> LayerSweep:
     """Train on each layer and on the mix; ``size`` defaults to the middle size of the profile's grid.
 
-    ``on_batch``: the encoder's batch callback (``advisor.progress.FeaturizeMeter``: items/s, ETA)."""
+    ``on_batch``: the encoder's batch callback (``advisor.progress.FeaturizeMeter``: items/s, ETA).
+    ``pair_encoding``: how a pair task's two texts are read (None: the encoder's default, joint); the
+    feature cache keeps joint and separate apart, so either can be swept after the other."""
     say = progress or (lambda message: None)
     chosen = profiles.get(profile)
     size = _sweep_size(splits, chosen, size, seeds)
-    embedding = _all_layers_encoder(contextual, pooling, cache_dir, device)
+    embedding = _all_layers_encoder(contextual, pooling, cache_dir, device, pair_encoding)
     embedding.on_progress = on_batch
     say(f"featurizing every layer with {encoder_name(embedding.model_ref)}")
     features = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
@@ -101,6 +105,7 @@ def layer_sweep(
         size=size,
         seeds=list(range(seeds)),
         encoder=embedding.describe(),
+        pair_encoding=embedding.pair_encoding if splits.train.is_pair else None,
     )
 
 
@@ -113,18 +118,24 @@ def _sweep_size(splits: DataSplits, chosen: Any, size: int | None, seeds: int) -
 
 
 def _all_layers_encoder(
-    contextual: str | None, pooling: str, cache_dir: str | None, device: str | None
+    contextual: str | None,
+    pooling: str,
+    cache_dir: str | None,
+    device: str | None,
+    pair_encoding: str | None = None,
 ) -> Any:
     """The contextual embedding read as a mix, so its features keep every layer (one encoder pass)."""
     from advisor.embeddings import make_embedding
 
     options: dict[str, Any] = {"layer": "mix", "pooling": pooling}
-    if contextual:
-        options["model"] = contextual
-    if cache_dir:
-        options["cache_dir"] = cache_dir
-    if device:
-        options["device"] = device
+    for key, value in (
+        ("model", contextual),
+        ("cache_dir", cache_dir),
+        ("device", device),
+        ("pair_encoding", pair_encoding),
+    ):
+        if value:
+            options[key] = value
     return make_embedding("contextual", **options)
 
 

@@ -163,7 +163,9 @@ def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str
     client = tracker.client
     run = client.create_run(
         tracker.experiment_id,
-        run_name=f"layers-{data.rstrip('/').split('/')[-1]}-{sweep.task}",
+        run_name="-".join(
+            ["layers", data.rstrip("/").split("/")[-1], sweep.task, *filter(None, [sweep.pair_encoding])]
+        ),
         tags={KIND_TAG: LAYERS_KIND, TASK_TAG: sweep.task},
     )
     run_id = run.info.run_id
@@ -173,6 +175,7 @@ def log_layer_sweep(sweep: LayerSweep, tracking_uri: str | None, experiment: str
         "size": sweep.size,
         "seeds": len(sweep.seeds),
         "primary_metric": sweep.primary_metric,
+        **({"pair_encoding": sweep.pair_encoding} if sweep.pair_encoding else {}),  # as `run` logs it
         **{f"encoder_{k}": v for k, v in sweep.encoder.items() if k != "layer"},
     }
     client.log_batch(
@@ -230,4 +233,5 @@ def load_layer_sweep(run_id: str, tracking_uri: str | None = None) -> LayerSweep
         seeds=list(range(int(params.get("seeds", 0) or 0))),
         encoder={k.removeprefix("encoder_"): v for k, v in params.items() if k.startswith("encoder_")},
         data=params.get("data", ""),
+        pair_encoding=params.get("pair_encoding"),
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import NewStore
+from tests.helpers import NewStore, write_pairs
 
 SENTENCES = [
     "john went to paris", "mary saw the river", "the bank of the river", "he visited london",
@@ -105,3 +105,88 @@ def test_contextuality_bad_option_exits_2(advisor_cli, data, tiny_bert_dir):
         str(tiny_bert_dir),
     )
     assert code == 2 and "--min-count" in err
+
+
+# -- --task pair: --pair-encoding as `advisor run` has it --------------------------------------------
+
+
+@pytest.fixture
+def pair_data(tmp_path: Path, new_store: NewStore) -> dict[str, str]:
+    return {
+        "train": str(write_pairs(tmp_path / "train.tsv", 24, 0)),
+        "dev": str(write_pairs(tmp_path / "dev.tsv", 8, 1)),
+        "cache": str(tmp_path / "features"),
+        "uri": new_store(tmp_path),
+    }
+
+
+def _pair_args(command: str, data: dict[str, str], model: Path, *extra: str) -> list[str]:
+    return [
+        command, data["train"], "--task", "pair", "--dev", data["dev"], "--test", data["dev"],
+        "--contextual", str(model), "--cache-dir", data["cache"], "--tracking-uri", data["uri"], *extra,
+    ]  # fmt: skip
+
+
+def _runs(uri: str, kind: str) -> list:
+    from advisor.tracking import client_for
+
+    client = client_for(uri)
+    ids = [e.experiment_id for e in client.search_experiments()]
+    return client.search_runs(ids, f"tags.`advisor.kind` = '{kind}'", order_by=["attributes.start_time ASC"])
+
+
+def _cached_encodings(cache: str) -> list[str]:
+    """The pair encoding of every feature cache entry (joint and separate never share one)."""
+    return sorted(json.loads(p.read_text())["pair_encoding"] for p in Path(cache).glob("*/meta.json"))
+
+
+def test_layers_on_pairs_records_the_encoding_and_sweeps_the_other_one(advisor_cli, pair_data, tiny_bert_dir):
+    from advisor.tracking import load_layer_sweep
+
+    sweep = ("--size", "12", "--seeds", "1", "--max-steps", "2")
+    code, out, err = advisor_cli(*_pair_args("layers", pair_data, tiny_bert_dir, *sweep))
+    assert code == 0, err
+    assert "(1 seeds, pair encoding joint)" in " ".join(out.split()), out  # the default, said (title wraps)
+    assert _cached_encodings(pair_data["cache"]) == ["joint", "joint"]  # train, dev (= test)
+    code, out, err = advisor_cli(
+        *_pair_args("layers", pair_data, tiny_bert_dir, *sweep, "--pair-encoding", "separate")
+    )
+    assert code == 0, err
+    assert "(1 seeds, pair encoding separate)" in " ".join(out.split()), out
+    assert _cached_encodings(pair_data["cache"]) == ["joint", "joint", "separate", "separate"]  # encoded anew
+    joint, separate = _runs(pair_data["uri"], "layers")
+    assert (
+        joint.data.params["pair_encoding"] == "joint" and separate.data.params["pair_encoding"] == "separate"
+    )
+    assert separate.data.params["encoder_pair_encoding"] == "separate"
+    assert separate.info.run_name.endswith("-pair-separate")
+    assert load_layer_sweep(separate.info.run_id, pair_data["uri"]).pair_encoding == "separate"
+
+
+def test_contextuality_on_pairs_records_the_encoding(advisor_cli, pair_data, tiny_bert_dir):
+    args = _pair_args("contextuality", pair_data, tiny_bert_dir, "--pair-encoding", "separate")
+    code, out, err = advisor_cli(*args)
+    assert code == 0, err
+    assert "24 pairs, pair encoding separate" in " ".join(out.split()), out
+    assert _cached_encodings(pair_data["cache"]) == ["separate"]  # the train split only
+    (run,) = _runs(pair_data["uri"], "contextuality")
+    assert run.data.params["pair_encoding"] == "separate" and run.data.tags["advisor.task"] == "pair"
+
+
+@pytest.mark.parametrize("command", ["layers", "contextuality"])
+def test_pair_encoding_for_another_task_exits_2_before_any_data_or_model(advisor_cli, tmp_path, command):
+    """E255 as `advisor run` says it: the data and the model are missing too, and neither is named."""
+    code, out, err = advisor_cli(
+        command, str(tmp_path / "missing.conll"), "--task", "ner", "--pair-encoding", "separate",
+        "--contextual", str(tmp_path / "no-model"), "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}",
+    )  # fmt: skip
+    assert code == 2 and "E255" in err and "--pair-encoding separate applies to --task pair only" in err
+    assert "missing.conll" not in err and "no-model" not in err and "Traceback" not in out + err
+    assert not (tmp_path / "mlflow.db").exists()  # no run created
+
+
+@pytest.mark.parametrize("command", ["layers", "contextuality"])
+def test_an_unknown_pair_encoding_names_the_choices(advisor_cli, pair_data, tiny_bert_dir, command):
+    code, _, err = advisor_cli(*_pair_args(command, pair_data, tiny_bert_dir, "--pair-encoding", "both"))
+    assert code == 2 and "unknown --pair-encoding 'both'" in err and "joint, separate" in err
+    assert not Path(pair_data["cache"]).exists()
