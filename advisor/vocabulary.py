@@ -426,7 +426,8 @@ for _spec in (
         unit_correct=_ner_unit_correct,
     ),
     _CLASSIFY,
-    replace(_CLASSIFY, name="pair"),  # one label per pair of texts: scored and sliced as classification
+    # one label per pair of texts: scored and sliced as classification; the gain model speaks of pairs
+    replace(_CLASSIFY, name="pair", gain_unit="pair"),
 ):
     tasks.register(_spec.name, primary_metric=_spec.primary_metric, unit=_spec.unit)(_spec)
 

@@ -1,9 +1,10 @@
 """``advisor predict-gain RUN_ID|latest unlabeled.txt``: would context help on this production text?
 
 Loads the gain model logged by ``advisor run`` (boosters + training-set statistics; nothing else from
-the run), scores every sentence (classification) or token (NER) of the unlabelled file, and prints the
-expected share of units where contextual embeddings help and the expected score gain, with intervals
-that combine a bootstrap over texts and the model's cross-validated error.
+the run), scores every unit of the unlabelled file (the task's gain unit, ``advisor.gain.unit_of``:
+sentence, pair or NER token), and prints the expected share of units where contextual embeddings help
+and the expected score gain, with intervals that combine a bootstrap over texts and the model's
+cross-validated error.
 """
 
 from __future__ import annotations

@@ -24,9 +24,18 @@ from advisor.gain._features import (
     TrainingStatistics,
     default_features,
     gain_features,
+    item_of,
     unit_of,
 )
-from advisor.gain._fit import FIT_SCHEME, CVScore, GainResult, advantage_table, fit_gain_model, lgb_params
+from advisor.gain._fit import (
+    FIT_SCHEME,
+    CVScore,
+    GainResult,
+    advantage_table,
+    fit_gain_model,
+    fit_scheme_for,
+    lgb_params,
+)
 from advisor.gain._model import GAIN_FILES, GainModel, gain_summary, save_gain_files
 from advisor.gain._predict import FORMATS, GainForecast, UnlabelledText, predict_gain, read_unlabelled
 
@@ -46,8 +55,10 @@ __all__ = [
     "advantage_table",
     "default_features",
     "fit_gain_model",
+    "fit_scheme_for",
     "gain_features",
     "gain_summary",
+    "item_of",
     "lgb_params",
     "predict_gain",
     "read_unlabelled",

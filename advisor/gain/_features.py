@@ -46,7 +46,7 @@ from advisor._error_codes import E801, E802
 from advisor.data import Corpus
 from advisor.difficulty import label_count, label_entropy, lexical_overlap, smoothed_label_table, unseen_share
 from advisor.stats import tag_type
-from advisor.vocabulary import task_spec
+from advisor.vocabulary import one_label_per_item, task_spec
 
 __all__ = [
     "FEATURES",
@@ -57,6 +57,7 @@ __all__ = [
     "TrainingStatistics",
     "default_features",
     "gain_features",
+    "item_of",
     "unit_of",
 ]
 
@@ -119,8 +120,14 @@ PARSED: frozenset[str] = frozenset({"classify_complexity", "pair_complexity"})
 
 
 def unit_of(task: str) -> str:
-    """The gain model's unit, as the task spec names it: sentences (a pair is one item) or NER tokens."""
+    """The gain model's unit, as the task spec names it: sentences, pairs or NER tokens."""
     return task_spec(task).gain_unit
+
+
+def item_of(task: str) -> str:
+    """What the gain model keeps together (CV folds, insight halves, bootstrap): an item of the data, i.e.
+    the unit itself where each item is one unit (a sentence, a pair), else the sentence of NER tokens."""
+    return unit_of(task) if one_label_per_item(task) else "sentence"
 
 
 def default_features(task: str, parse: bool = True) -> list[str]:

@@ -49,10 +49,18 @@ from advisor.gain._cv import (
     learned_something,
     lgb_params,
 )
-from advisor.gain._features import TrainingStatistics, default_features, gain_features, unit_of
+from advisor.gain._features import TrainingStatistics, default_features, gain_features, item_of, unit_of
 from advisor.gain._insights import explain
 
-__all__ = ["FIT_SCHEME", "CVScore", "GainResult", "advantage_table", "fit_gain_model", "lgb_params"]
+__all__ = [
+    "FIT_SCHEME",
+    "CVScore",
+    "GainResult",
+    "advantage_table",
+    "fit_gain_model",
+    "fit_scheme_for",
+    "lgb_params",
+]
 
 FIT_SCHEME = (
     "cross-fitted on the test split: scores out of fold (grouped by sentence); insight thresholds chosen "
@@ -61,12 +69,17 @@ FIT_SCHEME = (
 )
 
 
+def fit_scheme_for(task: str) -> str:
+    """:data:`FIT_SCHEME` in the task's words: folds and halves keep an item whole (a sentence, a pair)."""
+    return FIT_SCHEME.replace("sentence", item_of(task))
+
+
 @dataclass
 class GainResult:
     """The fitted gain model, how well it predicts out of fold, and what it says about the data."""
 
     task: str
-    unit: str  # "sentence" | "token"
+    unit: str  # the task spec's gain unit: "sentence" | "pair" | "token"
     baseline: str  # the family the contextual advantage is measured against
     size: int  # training-set size of the cells used
     n_seeds: int
@@ -143,7 +156,7 @@ def _record_statistics(
             "size": info["size"],
             "n_seeds": info["n_seeds"],
             "learned_something": learned,
-            "fit_scheme": FIT_SCHEME,
+            "fit_scheme": fit_scheme_for(task),
             "model_error": errors,
             "mean_advantage": float(advantage.mean()),
             "share_helps": float((advantage > 0).astype(float).mean()),
@@ -190,6 +203,7 @@ def _result(
         mean_advantage=float(advantage.mean()),
         share_helps=float((advantage > 0).mean()),
         model_error=models.errors,
+        fit_scheme=fit_scheme_for(task),
     )
 
 

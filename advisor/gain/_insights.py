@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from advisor.gain._cv import MIN_UNITS, CVScore, best_threshold, importance_table, lgb_params, train_booster
-from advisor.gain._features import FEATURES, unit_of
+from advisor.gain._features import FEATURES, item_of, unit_of
 
 __all__ = ["explain", "halves", "insight_sentences", "top_contributions_sentence"]
 
@@ -112,9 +112,8 @@ def insight_sentences(
         values = table[feature].to_numpy(float)[measure]
         sentence = _side_sentence(result_task, unit, feature, threshold, values, advantage[measure], baseline)
         if sentence:
-            sentences.append(
-                sentence.rstrip(".") + " (threshold chosen on the other half of the test sentences)."
-            )
+            other_half = f"the other half of the test {item_of(result_task)}s"  # the halves keep items whole
+            sentences.append(sentence.rstrip(".") + f" (threshold chosen on {other_half}).")
     return sentences
 
 

@@ -9,8 +9,8 @@ label column); CoNLL cannot hold pairs.
 
 Uncertainty of the traffic-level numbers has two parts, combined in quadrature:
 
-- sampling: a percentile-free normal bootstrap over *sentences* of the mean predicted value (how much
-  the number would move with other traffic of the same kind);
+- sampling: a percentile-free normal bootstrap over *texts* (lines, CoNLL sentences, pairs) of the
+  mean predicted value (how much the number would move with other traffic of the same kind);
 - model error: the standard deviation over CV folds of (mean prediction - mean truth) on held-out
   folds, recorded at fit time: the systematic error of the model's average, which more traffic
   does not shrink.
@@ -27,7 +27,7 @@ import pandas as pd
 
 from advisor._error_codes import E830, E831, E832, E833, E834, E835, E836, E836_EMPTY, E837
 from advisor.data import TextFile, read_text_file, tokenize
-from advisor.gain._features import FEATURES, gain_features
+from advisor.gain._features import FEATURES, gain_features, item_of, unit_of
 from advisor.gain._model import GainModel
 
 __all__ = ["FORMATS", "GainForecast", "UnlabelledText", "predict_gain", "read_unlabelled"]
@@ -177,15 +177,22 @@ class GainForecast:
         score = "token accuracy" if self.task == "ner" else "accuracy"
         units = f"{self.unit}s"
         level = f"{self.confidence:.0%}"
+        # one unit per text (a sentence, a pair): counted once, in the task's word; NER: texts and tokens
+        texts = units if self.unit == item_of(self.task) else "texts"
+        counted = (
+            f"{self.n_units:,} {units}"
+            if texts == units
+            else f"{self.n_sentences:,} texts, {self.n_units:,} {units}"
+        )
         lines = [
-            f"{self.n_sentences:,} texts, {self.n_units:,} {units} scored against the run's training statistics.",
+            f"{counted} scored against the run's training statistics.",
             f"Context expected to help (right where {self.baseline} is wrong) on {self.expected_share:.1%} of "
             f"{units} ({level} interval {self.share_lo:.1%} to {self.share_hi:.1%}); "
             f"on the run's evaluation data: {self.training_share:.1%}.",
             f"Expected gain of contextual over {self.baseline}: {100 * self.expected_gain:+.1f} points of {score} "
             f"({level} interval {100 * self.gain_lo:+.1f} to {100 * self.gain_hi:+.1f}; "
             f"on the run's evaluation data: {100 * self.training_gain:+.1f}).",
-            f"Uncertainty: sampling sd {100 * self.sampling_sd['gain']:.2f} points (bootstrap over texts), "
+            f"Uncertainty: sampling sd {100 * self.sampling_sd['gain']:.2f} points (bootstrap over {texts}), "
             f"model sd {100 * self.model_sd['gain']:.2f} points (CV error of the mean).",
         ]
         if not self.learned_something:
@@ -248,7 +255,7 @@ def predict_gain(
     share_mean, share_lo, share_hi = bounds["share"]
     return GainForecast(
         task=model.task,
-        unit=str(model.meta.get("unit", "")),
+        unit=unit_of(model.task),  # the task's word, also for a model saved before pairs had their own
         baseline=str(model.meta.get("baseline", "static")),
         n_sentences=n_sentences,
         n_units=len(table),

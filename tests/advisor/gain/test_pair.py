@@ -22,6 +22,7 @@ from advisor.gain import (
     default_features,
     fit_gain_model,
     gain_features,
+    gain_summary,
     predict_gain,
     read_unlabelled,
 )
@@ -122,7 +123,7 @@ def test_pair_features_by_hand_and_a_pair_split_is_required() -> None:
 
 def test_planted_low_overlap_advantage_is_learned_and_predicted(planted_pair_result) -> None:
     result = planted_pair_result
-    assert result.task == "pair" and result.unit == "sentence" and result.baseline == "static"
+    assert result.task == "pair" and result.unit == "pair" and result.baseline == "static"
     assert result.learned_something and result.scores["auc"].lo > 0.5
     gain_rank = result.importance[result.importance["model"] == "gain"]
     assert gain_rank.iloc[0]["feature"] == "pair_overlap"
@@ -131,6 +132,33 @@ def test_planted_low_overlap_advantage_is_learned_and_predicted(planted_pair_res
     apart = predict_gain(model, [a + b for a, b in low], n_boot=200, pair_split=[len(a) for a, _ in low])
     alike = predict_gain(model, [a + b for a, b in high], n_boot=200, pair_split=[len(a) for a, _ in high])
     assert apart.n_units == 40 and apart.expected_gain > alike.expected_gain + 0.3
+
+
+def test_the_gain_model_of_pairs_speaks_of_pairs(planted_pair_result) -> None:
+    """Insights, the fit scheme and the forecast count pairs (the task spec's gain unit), never sentences."""
+    result = planted_pair_result
+    texts = [*result.insights, result.fit_scheme, gain_summary(result)["fit_scheme"]]
+    assert not [t for t in texts if "sentence" in t], texts
+    assert "% of pairs (wrong where" in result.insights[0] and "grouped by pair" in result.fit_scheme
+    assert any("(threshold chosen on the other half of the test pairs)" in t for t in result.insights)
+    assert "per-pair contribution" in result.insights[-1]
+    model = GainModel.from_result(result)
+    model.meta["unit"] = "sentence"  # as a pair model saved before pairs had a unit of their own says
+    low = _traffic(False)
+    lines = predict_gain(
+        model, [a + b for a, b in low], n_boot=50, pair_split=[len(a) for a, _ in low]
+    ).summary_lines()
+    assert lines[0].startswith("40 pairs scored") and "of pairs (95% interval" in lines[1]
+    assert "(bootstrap over pairs)" in lines[3] and not [t for t in lines if "sentence" in t or "texts" in t]
+
+
+def test_too_few_pairs_are_counted_as_pairs(planted_pairs) -> None:
+    train, evaluation, predictions = planted_pairs
+    few = evaluation.subset(range(10))
+    subset = {key: values[:10] for key, values in predictions.items()}
+    with pytest.raises(AdvisorError) as caught:
+        fit_gain_model("pair", train, few, subset, features=default_features("pair", parse=False))
+    assert caught.value.code == "E815" and "only 10 evaluation pairs" in caught.value.render()
 
 
 def test_pair_lines_split_at_the_first_tab(tmp_path: Path) -> None:
@@ -183,7 +211,7 @@ def test_predict_gain_cli_reads_pairs(
         )
         code, out, err = advisor_cli("predict-gain", tracker.parent_id, str(path), "--tracking-uri", uri)
         assert code == 0, err
-        assert "(pair, read lines format)" in out
+        assert "(pair, read lines format)" in out and "40 pairs scored" in out and "sentence" not in out
         points[high] = _gain_points(out)
     assert points[False] > points[True] + 30
     broken = tmp_path / "broken.txt"
