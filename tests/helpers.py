@@ -7,9 +7,11 @@ module level, so the trainers' tests (which may not import it) can use this modu
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import shutil
 import sqlite3
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -123,6 +125,21 @@ FILLER = "the a of in on with went saw said visited likes works lives good bad".
 TINY_SPLITS = (("train", 40), ("dev", 10), ("test", 12))
 
 
+def load_experiment(name: str) -> Any:
+    """``experiments/<name>.py`` as a module (the scripts are not a package). Registered in
+    ``sys.modules`` (dataclasses look their module up while being defined), with ``experiments/`` on the
+    path, as when the script runs, so a benchmark can import a sibling one."""
+    folder = Path(__file__).resolve().parents[1] / "experiments"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def write(path: Path, text: str | bytes) -> Path:
     """``text`` into ``path`` as UTF-8 (bytes as they are, for encodings and BOMs under test)."""
     if isinstance(text, bytes):
@@ -153,6 +170,19 @@ def write_ner_splits(folder: Path, splits: Sequence[tuple[str, int]] = TINY_SPLI
     """``folder/{part}.conll`` for each (part, n), the i-th written with seed i: part -> path."""
     folder.mkdir(parents=True, exist_ok=True)
     return {part: str(write_ner(folder / f"{part}.conll", n, i)) for i, (part, n) in enumerate(splits)}
+
+
+def write_pairs(path: Path, n: int, seed: int) -> Path:
+    """``n`` sentence pairs (``sentence1 / sentence2 / label`` TSV) of tiny-BERT words: label 1 when the
+    second text reorders the first's words, 0 when it has words of its own."""
+    rng = random.Random(seed)
+    rows = ["sentence1\tsentence2\tlabel"]
+    for i in range(n):
+        first = [rng.choice(NAMES), *rng.sample(FILLER, 4)]
+        second = rng.sample(first, len(first)) if i % 2 else [rng.choice(NAMES), *rng.sample(FILLER, 3)]
+        rows.append(f"{' '.join(first)}\t{' '.join(second)}\t{i % 2}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
 
 
 def static_contextual_grid(files: dict[str, str], contextual: str, static: str) -> dict[str, Any]:

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_conll_size", ROOT / "experiments" / "bench_conll_size.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import load_experiment
 
 
 def test_distinct_copies_cycles_and_never_repeats_a_sentence() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_conll_size")
     source = [[("a", "O"), ("b", "B-PER")], [("c", "O")], [("a", "O"), ("b", "B-PER")]]
     copies = list(bench.distinct_copies(source, 7))
     token_tuples = [tuple(t for t, _ in s) for s in copies]
@@ -29,7 +19,7 @@ def test_distinct_copies_cycles_and_never_repeats_a_sentence() -> None:
 
 
 def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_conll_size")
     data = tmp_path / "data"
     data.mkdir()
     for name in bench.SOURCES.values():
@@ -43,7 +33,7 @@ def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
 
 
 def test_stage_rows_name_every_stage_and_its_parts() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_conll_size")
     timings = {
         "read": 1.0,
         "featurize.contextual": 50.0,
@@ -67,7 +57,7 @@ def test_stage_rows_name_every_stage_and_its_parts() -> None:
 def test_steps_per_family_counts_cells_sums_steps_and_takes_the_median() -> None:
     import pandas as pd
 
-    bench = _load_bench()
+    bench = load_experiment("bench_conll_size")
     curves = pd.DataFrame(
         {"embedding": ["static", "static", "static", "contextual"], "steps": [800, 1000, 3000, 600]}
     )

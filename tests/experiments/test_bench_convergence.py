@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_bench():
-    sys.path.insert(0, str(ROOT / "experiments"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_convergence", ROOT / "experiments" / "bench_convergence.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_convergence"] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import load_experiment
 
 
 def _cells(scores: dict[tuple[str, int], list[float]]) -> pd.DataFrame:
@@ -33,7 +19,7 @@ def _cells(scores: dict[tuple[str, int], list[float]]) -> pd.DataFrame:
 
 
 def test_paired_t_sees_a_consistent_gain_that_the_seed_spread_hides() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_convergence")
     default = _cells({("static", 100): [0.50, 0.60, 0.70], ("random", 100): [0.50, 0.60, 0.70]})
     larger = _cells({("static", 100): [0.52, 0.62, 0.721], ("random", 100): [0.51, 0.59, 0.70]})
     out = bench.paired(default, larger)
@@ -43,7 +29,7 @@ def test_paired_t_sees_a_consistent_gain_that_the_seed_spread_hides() -> None:
 
 
 def test_paired_gives_no_t_for_one_seed_or_identical_differences() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_convergence")
     default = _cells({("static", 100): [0.5], ("random", 100): [0.5, 0.6]})
     larger = _cells({("static", 100): [0.6], ("random", 100): [0.5, 0.6]})
     out = bench.paired(default, larger)
@@ -51,7 +37,7 @@ def test_paired_gives_no_t_for_one_seed_or_identical_differences() -> None:
 
 
 def test_holm_steps_down_and_never_rejects_a_missing_p() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_convergence")
     p = pd.Series([0.001, 0.03, 0.04, float("nan")], index=list("abcd"))
     rejected = bench.holm(p)
     assert list(rejected) == [True, False, False, False]  # 0.03 > 0.05 / 2 stops the step-down

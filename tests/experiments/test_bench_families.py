@@ -3,31 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from tests.helpers import write_ner
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_families", ROOT / "experiments" / "bench_families.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import load_experiment, write_ner
 
 
 @pytest.mark.slow  # a whole tiny run with fine-tuning: ~40 s idle, the runner test covers the same path fast
 def test_the_table_has_every_family_and_the_headroom_line(
     tmp_path, tiny_bert_dir, tiny_vectors_file, monkeypatch
 ):
-    bench = _load_bench()
+    bench = load_experiment("bench_families")
     for i, (part, n) in enumerate((("train", 40), ("dev", 10), ("test", 12))):
         write_ner(tmp_path / f"{part}.conll", n, i)
     tiny = {"task": "ner", "data": "train.conll", "dev": "dev.conll", "test": "test.conll"}

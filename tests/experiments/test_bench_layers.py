@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,16 +10,7 @@ import pytest
 from advisor.stats import ItemScores
 from advisor.verdict import recommend
 from advisor.verdict._synthetic import analysis_from_item_scores
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_layers", ROOT / "experiments" / "bench_layers.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses resolve their module
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import load_experiment
 
 
 def _item_scores(accuracy: dict[str, float], seed: int = 0) -> ItemScores:
@@ -44,7 +32,7 @@ def _only(scores: ItemScores, families: set[str]) -> ItemScores:
 
 
 def test_joined_analysis_gives_the_verdict_of_one_run_with_every_family() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_layers")
     full_scores = _item_scores({"random": 0.6, "static": 0.7, "contextual": 0.9})
     full = analysis_from_item_scores(full_scores)
     # the reference run trained every family with another layer: its contextual cells must be ignored
@@ -70,7 +58,7 @@ def test_joined_analysis_gives_the_verdict_of_one_run_with_every_family() -> Non
 
 
 def test_runs_on_different_data_are_not_joined() -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_layers")
     a = analysis_from_item_scores(_item_scores({"contextual": 0.9}))
     b = analysis_from_item_scores(_item_scores({"static": 0.7}))
     b = dataclasses.replace(b, dataset={**b.dataset, "content_hash": "other"})

@@ -3,27 +3,12 @@ both modes run from stores of their own, the table has its columns, an unsupport
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from tests.helpers import NewStore
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_bench():
-    sys.path.insert(0, str(ROOT / "experiments"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_sequential", ROOT / "experiments" / "bench_sequential.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_sequential"] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import NewStore, load_experiment
 
 
 def _write(path: Path, n: int, seed: int) -> None:
@@ -46,7 +31,7 @@ def test_the_table_has_both_modes_per_dataset_and_an_unsupported_task_is_skipped
     new_store: NewStore,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    bench = _load_bench()
+    bench = load_experiment("bench_sequential")
     data = tmp_path / "data"
     data.mkdir()
     _write(data / "train.csv", 160, 0)

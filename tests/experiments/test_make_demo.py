@@ -7,14 +7,14 @@ one extra test then asserts that the readers accept every file without a warning
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import re
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import load_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = ROOT / "advisor" / "demo"  # package data (experiments/demo links here)
@@ -29,15 +29,7 @@ ENTITY_TYPES = {"PER", "LOC", "ORG", "PRODUCT"}
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("make_demo", ROOT / "experiments" / "make_demo.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_demo"] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-make_demo = _load_generator()
+make_demo = load_experiment("make_demo")
 
 
 def _read_conll(path: Path) -> list[list[tuple[str, str]]]:
