@@ -330,6 +330,8 @@ def test_layers_page_launches_advisor_layers_on_the_dataset_and_stops_it(layers_
     _page(layers_app, "Layers")
     command = next(c.value for c in layers_app.code if c.value.startswith("advisor layers"))
     assert "classify_train.csv --task classify --dev " in command and "--seeds 2" in command
+    assert "--pair-encoding" not in command  # single texts: no pair encoding offered or passed
+    assert not [r for r in layers_app.radio if r.key == "layers_pair_encoding"]
     layers_app.button(key="run_layers").click().run()
     assert not layers_app.exception, layers_app.exception
     from advisor.app import job_for
@@ -344,6 +346,17 @@ def test_layers_page_launches_advisor_layers_on_the_dataset_and_stops_it(layers_
     finally:
         if job.running:
             job.process.kill()
+
+
+def test_layers_page_offers_the_pair_encoding_for_pair_data_only(layers_app: AppTest) -> None:
+    layers_app.run()
+    layers_app.radio(key="source").set_value("Bundled demo data").run()
+    layers_app.selectbox(key="demo_task").set_value("pair").run()
+    _page(layers_app, "Layers")
+    assert not layers_app.exception, layers_app.exception
+    layers_app.radio(key="layers_pair_encoding").set_value("separate").run()
+    command = next(c.value for c in layers_app.code if c.value.startswith("advisor layers"))
+    assert "--task pair" in command and "--pair-encoding separate" in command
 
 
 @pytest.mark.slow

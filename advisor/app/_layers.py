@@ -142,9 +142,11 @@ def layers_command(
     size: int | None = None,
     contextual: str | None = None,
     pooling: str = DEFAULT_POOLING,
+    pair_encoding: str | None = None,
     python: str | None = None,
 ) -> list[str]:
-    """The ``advisor layers`` argument list for the page's dataset (the sweep is logged as its own run)."""
+    """The ``advisor layers`` argument list for the page's dataset (the sweep is logged as its own run);
+    ``pair_encoding`` only for pair data (the command refuses it for other tasks)."""
     import sys
 
     args = [python or sys.executable, "-c", _LAUNCH, "layers", dataset["data"], "--task", dataset["task"]]
@@ -155,6 +157,7 @@ def layers_command(
         "--label-col": dataset.get("label_col"),
         "--contextual": contextual,
         "--size": str(size) if size else None,
+        "--pair-encoding": pair_encoding,
     }
     for flag, value in optional.items():
         if value:

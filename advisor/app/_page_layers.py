@@ -20,7 +20,9 @@ from advisor.app import (
 from advisor.app._session import POLL_SECONDS, state, store_exists
 from advisor.embeddings import POOLINGS
 from advisor.grid import DEFAULT_APP_PROFILE, profiles
+from advisor.settings import default_of
 from advisor.tracking import DEFAULT_EXPERIMENT
+from advisor.validate import choices_of
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -106,6 +108,7 @@ def layers_launcher(uri: str) -> None:
                 "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)",
                 key="layers_contextual",
             )
+            pair_encoding = _pair_encoding(ss.dataset["task"])
             command = layers_command(
                 ss.dataset,
                 tracking_uri=uri,
@@ -115,6 +118,7 @@ def layers_launcher(uri: str) -> None:
                 size=size or None,
                 contextual=contextual or None,
                 pooling=pooling,
+                pair_encoding=pair_encoding,
             )
             st.code(display_command(command), language="bash", wrap_lines=True)
             if st.button("Run layer sweep", disabled=job is not None and job.running, key="run_layers"):
@@ -125,6 +129,21 @@ def layers_launcher(uri: str) -> None:
                 st.rerun()
     if job is not None:
         st.fragment(run_every=POLL_SECONDS if job.running else None)(layers_monitor)()
+
+
+def _pair_encoding(task: str) -> str | None:
+    """How a pair's two texts enter the encoder (pair data only: the sweep measures that encoding)."""
+    if task != "pair":
+        return None
+    choices = choices_of("pair_encoding")
+    label = "Pair encoding (joint: one input with the encoder's pair template; separate: each text alone)"
+    return st.radio(
+        label,
+        choices,
+        index=choices.index(default_of("pair_encoding")),
+        horizontal=True,
+        key="layers_pair_encoding",
+    )
 
 
 def layers_monitor() -> None:

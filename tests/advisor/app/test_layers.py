@@ -95,3 +95,13 @@ def test_layers_command_runs_advisor_layers_on_the_pages_dataset(tmp_path: Path)
 
     parsed = CliRunner().invoke(app, [*shown[1:], "--help"])
     assert parsed.exit_code == 0  # every option the app passes exists on `advisor layers`
+
+
+def test_layers_command_passes_the_pair_encoding_for_pair_data_only(tmp_path: Path) -> None:
+    dataset = {"data": str(tmp_path / "pairs.tsv"), "task": "pair", "text_col": "s1,s2"}
+    common = {"tracking_uri": "sqlite:///x.db", "experiment": "advisor", "profile": "quick", "seeds": 1}
+    shown = shlex.split(display_command(layers_command(dataset, **common, pair_encoding="separate")))
+    options = dict(zip(shown[5::2], shown[6::2], strict=True))
+    assert options["--pair-encoding"] == "separate" and options["--text-col"] == "s1,s2"
+    plain = shlex.split(display_command(layers_command({**dataset, "task": "classify"}, **common)))
+    assert "--pair-encoding" not in plain
