@@ -51,18 +51,18 @@ def _cells(plan: RunPlan) -> list[tuple[str, int, int]]:
     [
         (
             {"finetune_sizes": "full", "finetune_epochs": 1},
-            "bd6601089b93a6ed114e",
+            "4858a0c330c2e2d54891",
             [("finetuned", 40, 0), ("finetuned", 40, 1)],
             FINETUNED_OPTIONS | {"max_epochs": 1},
         ),
         (
             {"finetune_sizes": "mid,20", "finetune_seeds": 1},
-            "d8703e317c4e1929e2dc",
+            "79bc092d53d169015f28",
             [("finetuned", 20, 0)],
             FINETUNED_OPTIONS,
         ),
-        ({"finetune_sizes": "off"}, "d77db3e36c0a46f551c8", [], None),
-        ({}, "d77db3e36c0a46f551c8", [], None),  # the quick profile asks for no reference
+        ({"finetune_sizes": "off"}, "81d132d5e28d4aaffba3", [], None),
+        ({}, "81d132d5e28d4aaffba3", [], None),  # the quick profile asks for no reference
     ],
 )
 def test_the_finetuned_family_plans_what_its_grid_extension_planned(
@@ -91,7 +91,7 @@ def test_the_finetuned_family_plans_what_its_grid_extension_planned(
 def test_the_profile_switches_the_reference_on_at_its_sizes(tmp_path: Path) -> None:
     """``thorough`` asks for the middle and the full size, every seed, without ``--finetune-sizes``."""
     plan = _plan(tmp_path, n_train=300, profile="thorough", sizes=None, seeds=None)
-    assert plan.key == "c4ca7ad377dc72703ae2"
+    assert plan.key == "969d356d43f84ee57699"
     grid = [(e, s, seed) for s in (38, 75, 150, 300) for seed in range(5) for e in ("static", "contextual")]
     tuned = [("finetuned", s, seed) for s in (75, 300) for seed in range(5)]
     assert _cells(plan) == grid + tuned
