@@ -47,12 +47,14 @@ from advisor.pipeline import (
     plan_run,
     record_training_speed,
     recorded_seconds_per_step,
+    reusing,
     run_stages,
     then_own_trainers,
+    timed_trials,
     train_cells,
-    train_one,
     train_until_decided,
     trains_itself,
+    trial_cells,
     tuning_size,
     with_size,
     worker_count,
@@ -69,8 +71,6 @@ from advisor.tracking import (
 from advisor.validate import validate_settings
 
 __all__ = ["ProgressEvent", "RunOutcome", "run_analysis"]
-
-_train_one = train_one  # the name advisor.backends used before the executor moved to advisor.pipeline
 
 
 @dataclass
@@ -254,6 +254,7 @@ class _Training:
     notify: Callable[[ProgressEvent], None]
     fail_after: int | None
     features: dict[str, Any] = field(default_factory=dict)  # made once, reused by the extension
+    trials: dict[Cell, CellOutcome] = field(default_factory=dict)  # rate trials that are grid cells
     clock: CellClock | None = None  # the training ETA, measured as cells finish (made by ``train``)
     budget: TimeBudget | None = None  # --budget: the extension's sizes are added only while they fit
 
@@ -263,7 +264,7 @@ class _Training:
         self.clock = self.clock or _clock(self.settings, plan)
         self.clock.plan((c.embedding, c.size) for c in pending)
         run = (self.settings, plan, pending, self.splits, tracker, timings, self.notify, self.clock)
-        cells, n_workers = _start_cells(*run, self.features)
+        cells, n_workers = _start_cells(*run, self.features, self.trials)
         try:
             t_train = time.perf_counter()
             _train(cells, self.sink, len(plan.grid.cells), reused, self.notify, self.fail_after, self.clock)
@@ -334,18 +335,20 @@ def _start_cells(
     timings: dict[str, float],
     notify: Callable[[ProgressEvent], None],
     clock: CellClock,
-    cache: dict[str, Any] | None = None,
+    cache: dict[str, Any],
+    trials: dict[Cell, CellOutcome],
 ) -> tuple[Iterator[CellOutcome], int]:
-    """Featurize what the pending cells need (``cache``: features an earlier batch of this process
-    made), open their child runs, and start the executor; cells of a family with a trainer of its own
-    (the fine-tuned reference) follow in this process, and closing the iterator stops the workers."""
+    """Featurize what ``pending`` needs (``cache``: earlier batches' features), open the child runs, start
+    the executor (``trials``: handed on, not retrained; own-trainer families last); closing it stops it."""
+    frozen = [c for c in pending if not trains_itself(c)]
+    todo = _untuned(settings, frozen, tracker)  # their trials train cells a round may not hold yet
+    needed = pending + trial_cells(plan.grid, todo, tuning_seeds(plan.grid, profiles.get(settings.profile)))
     features = featurize_missing(
-        plan.grid, pending, plan.options, splits, tracker, timings, notify, ProgressEvent, cache
+        plan.grid, needed, plan.options, splits, tracker, timings, notify, ProgressEvent, cache
     )
     orders = {seed: subset_order(splits.train, seed) for seed in plan.grid.seeds}
     state = {"features": features, "splits": splits, "orders": orders, "config": plan.train_config.to_dict()}
     n_workers = worker_count(settings.workers, plan.device, len(pending))
-    frozen = [c for c in pending if not trains_itself(c)]
     clock.workers = n_workers
 
     def execute(cells: list[Cell]) -> Iterator[CellOutcome]:
@@ -356,12 +359,11 @@ def _start_cells(
         return train_cells(cells, state, worker_count(settings.workers, plan.device, len(cells)))
 
     t_tune = time.perf_counter()
-    state["lrs"] = _learning_rates(
-        settings, plan, frozen, tracker, _timed_trials(execute, notify, clock), notify
-    )
+    timed = timed_trials(execute, notify, clock, ProgressEvent)  # the chosen rate's go into ``trials``
+    state["lrs"] = _learning_rates(settings, plan, todo, tracker, timed, notify, trials)
     timings["tune"] = timings.get("tune", 0.0) + time.perf_counter() - t_tune
     _open_children(plan, pending, features, state["lrs"], tracker)  # after tuning: with its learning rate
-    cells = execute(frozen)
+    cells = reusing(trials, execute)(frozen)
     if len(frozen) < len(pending):  # families that train their own cells: in this process, after the rest
         cells = then_own_trainers(cells, [c for c in pending if trains_itself(c)], plan.options, splits)
     return cells, n_workers
@@ -400,19 +402,28 @@ def _width(features: dict[str, Any], cell: Cell) -> int | None:
     return int(dim) if isinstance(dim, Integral) else None
 
 
+def _untuned(settings: RunSettings, frozen: list[Cell], tracker: AnalysisTracker) -> list[str]:
+    """The frozen families whose rate is neither given (``--lr``) nor chosen earlier: tuned now."""
+    if settings.lr is not None:
+        return []
+    rates = known_rates(tracker.tags)
+    return [e for e in dict.fromkeys(c.embedding for c in frozen) if e not in rates]
+
+
 def _learning_rates(
     settings: RunSettings,
     plan: RunPlan,
-    frozen: list[Cell],
+    todo: list[str],
     tracker: AnalysisTracker,
     execute: Callable[[list[Cell]], Iterator[CellOutcome]],
     notify: Callable[[ProgressEvent], None],
+    trials: dict[Cell, CellOutcome],
 ) -> dict[str, float]:
-    """Each frozen family's learning rate: ``--lr`` for all, the rate chosen earlier, or chosen now on dev."""
+    """Each frozen family's learning rate: ``--lr`` for all, the rate chosen earlier, or chosen now on dev
+    (its trials at the chosen rate go into ``trials``)."""
     if settings.lr is not None:
         return {e: settings.lr for e in plan.grid.embeddings}
     rates = known_rates(tracker.tags)
-    todo = [e for e in dict.fromkeys(c.embedding for c in frozen) if e not in rates]
     if not todo:
         return rates
     lr_grid = profiles.get(settings.profile).lr_grid
@@ -425,28 +436,8 @@ def _learning_rates(
     tracker.log_parent_tags({LR_TAG + e: repr(lr) for e, lr in chosen.rates.items()})
     message = ", ".join(f"{e} {lr:g}" for e, lr in chosen.rates.items())
     notify(ProgressEvent("tune", message=f"chosen on dev: {message}"))
+    trials.update(chosen.trials)
     return {**rates, **chosen.rates}
-
-
-def _timed_trials(
-    execute: Callable[[list[Cell]], Iterator[CellOutcome]],
-    notify: Callable[[ProgressEvent], None],
-    clock: CellClock,
-) -> Callable[[list[Cell]], Iterator[CellOutcome]]:
-    """``execute`` for the learning-rate trials, reporting each one (and the ETA) as it finishes."""
-
-    def run(cells: list[Cell]) -> Iterator[CellOutcome]:
-        clock.plan((c.embedding, c.size) for c in cells)
-        for done, (cell, result, seconds) in enumerate(execute(cells), start=1):
-            eta = clock.finish(cell.embedding, cell.size, seconds, result.steps)
-            event = ProgressEvent(
-                "tune", done, len(cells), cell=cell, score=result.dev_score, seconds=seconds
-            )
-            event.eta, event.steps = eta, result.steps
-            notify(event)
-            yield cell, result, seconds
-
-    return run
 
 
 def _train(

@@ -22,6 +22,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from advisor._error_codes import E211
@@ -34,6 +35,7 @@ __all__ = [
     "WorkerState",
     "cell_lr",
     "ray_train_cells",
+    "reusing",
     "run_cells",
     "train_cells",
     "train_one",
@@ -166,6 +168,29 @@ def _in_flight(
     finally:
         if not finished_cleanly:
             stop(running)
+
+
+def reusing(
+    done: dict[Cell, CellOutcome], execute: Callable[[list[Cell]], Iterator[CellOutcome]]
+) -> Callable[[list[Cell]], Iterator[CellOutcome]]:
+    """``execute``, except that a cell with an outcome in ``done`` (a learning-rate trial that is that
+    cell) is handed on from there, once, instead of trained again; all in child order."""
+
+    def run(cells: list[Cell]) -> Iterator[CellOutcome]:
+        ready = [done.pop(cell) for cell in cells if cell in done]
+        if not ready:
+            yield from execute(cells)
+            return
+        in_order, have = _InChildOrder(cells), {outcome[0] for outcome in ready}
+        rest = [cell for cell in cells if cell not in have]
+        trained = execute(rest) if rest else iter(())
+        try:
+            for outcome in chain(ready, trained):  # trained ones as they finish
+                yield from in_order.release(outcome)
+        finally:
+            getattr(trained, "close", lambda: None)()  # stops the workers when the caller stops early
+
+    return run
 
 
 # -- local worker processes --------------------------------------------------------------------------

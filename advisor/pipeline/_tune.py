@@ -23,21 +23,33 @@ which one seed in two fails will fail seeds of the grid too. So the bound uses e
 spread, and the tie uses the median of the rates' spreads, which one unstable rate cannot widen.
 
 The choice is stored on the parent run (tag ``advisor.lr.<family>``, table ``analysis/tuning.json``)
-so a resumed run reuses it and never mixes rates within a family.
+so a resumed run reuses it and never mixes rates within a family. The trials at the chosen rate are the
+grid's cells at the tuning size for the tuning seeds, trained exactly as the grid trains them; the
+runner logs them as those cells instead of training them a second time (:attr:`LearningRates.trials`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
 from advisor.grid import Cell, GridPlan
+from advisor.progress import CellClock
 from advisor.tracking import LR_TAG, known_rates
 
-__all__ = ["LR_TAG", "TUNING_TABLE", "LearningRates", "choose_learning_rates", "known_rates", "tuning_size"]
+__all__ = [
+    "LR_TAG",
+    "TUNING_TABLE",
+    "LearningRates",
+    "choose_learning_rates",
+    "known_rates",
+    "timed_trials",
+    "trial_cells",
+    "tuning_size",
+]
 
 TUNING_TABLE = "analysis/tuning.json"
 
@@ -48,11 +60,40 @@ class LearningRates:
 
     rates: dict[str, float]
     table: pd.DataFrame  # embedding, size, seed, lr, dev_score, steps, under_trained, chosen
+    trials: dict[Cell, Any] = field(
+        default_factory=dict
+    )  # the chosen rate's outcomes, by the grid cell each is
 
 
 def tuning_size(grid: GridPlan) -> int:
     """The middle size of the grid (the lower middle for an even count): cheap, yet on the curve."""
     return grid.sizes[(len(grid.sizes) - 1) // 2]
+
+
+def trial_cells(grid: GridPlan, families: Iterable[str], lr_seeds: list[int]) -> list[Cell]:
+    """The grid cells the trials of ``families`` train at every rate: their features must exist before
+    tuning, even when the batch being trained (a round of ``--until decided``) holds none of them."""
+    return [Cell(family, tuning_size(grid), seed) for family in families for seed in lr_seeds]
+
+
+def timed_trials(
+    execute: Callable[[list[Cell]], Iterator[Any]],
+    notify: Callable[[Any], None],
+    clock: CellClock,
+    event: type,
+) -> Callable[[list[Cell]], Iterator[Any]]:
+    """``execute`` for the trials, reporting each (an ``event`` of stage "tune", with the ETA) as it ends."""
+
+    def run(cells: list[Cell]) -> Iterator[Any]:
+        clock.plan((c.embedding, c.size) for c in cells)
+        for done, (cell, result, seconds) in enumerate(execute(cells), start=1):
+            progress = event("tune", done, len(cells), cell=cell, score=result.dev_score, seconds=seconds)
+            progress.eta = clock.finish(cell.embedding, cell.size, seconds, result.steps)
+            progress.steps = result.steps
+            notify(progress)
+            yield cell, result, seconds
+
+    return run
 
 
 #: How the rate is picked from the tuning table; part of the resume key (a new rule never mixes with old).
@@ -83,6 +124,7 @@ def choose_learning_rates(
     """Train each family at :func:`tuning_size` per rate of ``lr_grid`` and tuning seed; best mean dev wins."""
     size = tuning_size(grid)
     cells = [Cell(f, size, seed, lr=lr) for f in families for lr in lr_grid for seed in lr_seeds]
+    outcomes = list(train(cells))
     rows = [
         {
             "embedding": cell.embedding,
@@ -93,11 +135,22 @@ def choose_learning_rates(
             "steps": int(result.steps),
             "under_trained": bool(result.under_trained),
         }
-        for cell, result, _ in train(cells)
+        for cell, result, _ in outcomes
     ]
     table = pd.DataFrame(
         rows, columns=["embedding", "size", "seed", "lr", "dev_score", "steps", "under_trained"]
     )
     rates = {f: _best([r for r in rows if r["embedding"] == f]) for f in table["embedding"].unique()}
     table["chosen"] = [rates[e] == lr for e, lr in zip(table["embedding"], table["lr"], strict=True)]
-    return LearningRates(rates, table)
+    return LearningRates(rates, table, _grid_cells(outcomes, rates))
+
+
+def _grid_cells(outcomes: list[tuple[Cell, Any, float]], rates: dict[str, float]) -> dict[Cell, Any]:
+    """The trials at each family's chosen rate, as the grid cells they are: same size, seed, subset,
+    rate and budget, so training that cell again would give the same result (the runner reuses them)."""
+    kept = {}
+    for cell, result, seconds in outcomes:
+        if cell.lr == rates[cell.embedding]:
+            grid_cell = replace(cell, lr=None)
+            kept[grid_cell] = (grid_cell, result, seconds)
+    return kept

@@ -192,3 +192,16 @@ def test_a_budget_trains_the_rounds_that_fit_says_what_it_left_out_and_a_resume_
     assert tags[BUDGET_STOP_TAG] == "" and tags[BUDGET_TAG] == ""
     assert rest.analysis is not None
     assert not any(s.startswith("budget") for s in render(recommend(rest.analysis)).caveats)
+
+
+def test_decided_tunes_on_every_tuning_seed_though_its_first_round_holds_one(settings: RunSettings) -> None:
+    """Round one trains seed 0 at the largest size; the learning-rate trials train seeds 0 and 1 at the
+    middle size, so the per-seed features they need (random's table for seed 1) are made for them too."""
+    from advisor.pipeline import TUNING_TABLE
+    from advisor.tracking import read_json_table
+
+    tuned = replace(settings, embeddings=["random", "static"], lr=None, max_steps=10, sizes=[50, 100])
+    outcome = run_analysis(tuned)
+    table = read_json_table(client_for(tuned.tracking_uri), outcome.run_id, TUNING_TABLE)
+    assert set(table["seed"]) == {0, 1} and set(table["embedding"]) == {"random", "static"}
+    assert client_for(tuned.tracking_uri).get_run(outcome.run_id).info.status == "FINISHED"

@@ -9,7 +9,7 @@ import pytest
 
 from advisor.grid import Cell
 from advisor.pipeline import _execute
-from advisor.pipeline._execute import _in_flight, _InChildOrder, train_cells
+from advisor.pipeline._execute import _in_flight, _InChildOrder, reusing, train_cells
 
 # A fake cell's duration: a child's first (smaller) cell is the slow one, so finish order != grid order.
 _SECONDS = {1: 0.8, 2: 0.05}
@@ -141,3 +141,27 @@ def test_workers_die_when_the_parent_is_killed_with_sigkill() -> None:
 def test_without_the_death_signal_workers_outlive_the_parent() -> None:
     """The check above can fail: with the death signal switched off, both workers survive the kill."""
     assert len(_survivors_of_kill_9("off")) == 2
+
+
+def test_reusing_hands_on_known_outcomes_once_in_child_order_and_trains_the_rest() -> None:
+    cells = [Cell(e, size, 0) for size in (10, 20) for e in ("static", "random")]
+    known = {Cell("static", 20, 0): (Cell("static", 20, 0), "trial", 1.0)}
+    trained: list[Cell] = []
+
+    def execute(batch: list[Cell]):
+        for cell in batch:
+            trained.append(cell)
+            yield cell, "trained", 2.0
+
+    handed = [(cell.embedding, cell.size, result) for cell, result, _ in reusing(known, execute)(cells)]
+    assert trained == [c for c in cells if c != Cell("static", 20, 0)] and known == {}
+    assert handed.index(("static", 10, "trained")) < handed.index(("static", 20, "trial"))  # child order
+    assert sorted(handed) == sorted(
+        [
+            ("static", 10, "trained"),
+            ("random", 10, "trained"),
+            ("random", 20, "trained"),
+            ("static", 20, "trial"),
+        ]
+    )
+    assert [c for c, _, _ in reusing({}, execute)(cells[:1])] == cells[:1]  # nothing known: execute as is

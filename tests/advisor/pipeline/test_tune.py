@@ -126,3 +126,31 @@ def test_a_fixed_rate_skips_the_choice(settings: RunSettings) -> None:
     outcome = run_analysis(replace(settings, lr=2e-3), progress=events.append)
     tags = client_for(settings.tracking_uri).get_run(outcome.run_id).data.tags
     assert not any(k.startswith(LR_TAG) for k in tags) and not any(e.stage == "tune" for e in events)
+
+
+def test_the_chosen_rates_trials_are_logged_as_their_cells_with_the_scores_training_gives(
+    settings: RunSettings, tmp_path: Path, new_store: NewStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trials at the chosen rate are the tuning size's cells for the tuning seeds: the run hands them
+    on instead of training them again, and a run that trains them again scores every cell the same."""
+    from advisor.pipeline import _execute, _tune
+
+    trained: list[Cell] = []
+    train_one = _execute.train_one
+    monkeypatch.setattr(
+        _execute, "train_one", lambda cell, state: trained.append(cell) or train_one(cell, state)
+    )
+    reused = run_analysis(settings)
+    counted, trained[:] = list(trained), []
+    monkeypatch.setattr(_tune, "_grid_cells", lambda outcomes, rates: {})  # nothing handed on
+    again = run_analysis(replace(settings, tracking_uri=new_store(tmp_path / "again")))
+    grid = [c for c in trained if c.lr is None]
+    assert len(grid) == 8 and len([c for c in counted if c.lr is None]) == 8 - 2 * len(TUNING_SEEDS)
+    assert not [c for c in counted if c.lr is None and c.size == 20 and c.seed in TUNING_SEEDS]
+    scores = [
+        load_analysis(o.run_id, o.tracking_uri).curves.sort_values(["embedding", "size", "seed"])
+        for o in (reused, again)
+    ]
+    assert scores[0][["embedding", "size", "seed", "score", "steps"]].equals(
+        scores[1][["embedding", "size", "seed", "score", "steps"]]
+    )
