@@ -91,11 +91,15 @@ def _downstream_model(task: str, config: dict[str, Any]) -> str:
 
 #: The rate rule of advisor.pipeline._tune in words; older stores keep the words of the rule they used.
 _LR_RULE = (
-    "the largest rate whose lower bound (mean dev score less its own standard error) is within one "
-    "standard error (the median over rates) of the best bound"
+    "the largest rate whose lower bound (mean dev score less its own standard error) and mean both come "
+    "within one standard error (the median over rates) of the rate with the best bound"
 )
 _LR_RULES = {
-    "largest within 1 SE of the best mean dev": "the largest rate within one standard error of the best mean dev score"
+    "largest within 1 SE of the best mean dev": "the largest rate within one standard error of the best mean dev score",
+    "largest within 1 median SE of the best mean-minus-own-SE dev": (
+        "the largest rate whose lower bound (mean dev score less its own standard error) is within one "
+        "standard error (the median over rates) of the best bound"
+    ),
 }
 
 

@@ -87,6 +87,17 @@ def test_with_one_tuning_seed_the_best_wins_and_an_exact_tie_goes_to_the_largest
     assert _chosen({("static", lr): 0.0 for lr in GRID}, [0]) == {"static": 1e-2}
 
 
+def test_a_rate_that_ties_on_the_bound_but_not_on_the_mean_does_not_win_as_the_larger() -> None:
+    """MRPC's contextual trials: 1e-2 sat at the majority label on both seeds; 1e-3 learned on one.
+    Their bounds tie within one standard error, their means do not: the larger rate does not win."""
+    dev = {("contextual", 1e-3, 0): 0.717, ("contextual", 1e-3, 1): 0.681}
+    dev |= {("contextual", 3e-3, 0): 0.676, ("contextual", 3e-3, 1): 0.676}
+    dev |= {("contextual", 1e-2, 0): 0.687, ("contextual", 1e-2, 1): 0.676}
+    grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["contextual"], full_size=20)
+    chosen = choose_learning_rates(grid, ["contextual"], GRID, TUNING_SEEDS, _fake_train(dev)).rates
+    assert chosen == {"contextual": 1e-3}
+
+
 @pytest.fixture()
 def settings(
     tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
