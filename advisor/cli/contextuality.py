@@ -92,7 +92,7 @@ def contextuality_command(
     experiment: ExperimentOpt = "advisor",
 ) -> None:
     """Self-similarity, intra-sentence similarity and MEV per layer, each against its anisotropy baseline."""
-    from advisor.contextuality import measure_contextuality
+    from advisor.contextuality import all_layers_encoder, measure_contextuality
 
     if min_count < 2 or max_occurrences < min_count:
         raise E211(
@@ -102,7 +102,9 @@ def contextuality_command(
     splits = data_options.load()
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
-    embedding = _encoder(contextual, pooling, cache_dir, device, encoding)
+    embedding = all_layers_encoder(
+        contextual, pooling, str(cache_dir) if cache_dir else None, device, encoding
+    )
     with ProgressDisplay() as display:  # the featurize progress of `advisor run`: items, items/s, ETA
         embedding.on_progress = featurize_meter(display, "contextual", [len(splits.train)])
         stack = embedding.featurize_layers(splits.train)
@@ -112,30 +114,6 @@ def contextuality_command(
     _print_result(result, embedding, data_options.data, min_count, encoding)
     run_id = _log_run(result, embedding, data_options, tracking_uri, experiment, encoding)
     console.print(f"logged to MLflow run {run_id}", highlight=False)
-
-
-def _encoder(
-    contextual: str | None,
-    pooling: str,
-    cache_dir: Path | None,
-    device: str | None,
-    pair_encoding: str | None = None,
-) -> Any:
-    """The contextual embedding with every layer kept (``layer=mix``): each layer is measured; a pair
-    task's texts read as ``pair_encoding`` says (its own feature cache entry)."""
-    from advisor.embeddings import make_embedding
-
-    options: dict = {"layer": "mix", "pooling": pooling}
-    settings = (
-        ("model", contextual),
-        ("cache_dir", cache_dir),
-        ("device", device),
-        ("pair_encoding", pair_encoding),
-    )
-    for key, value in settings:
-        if value:
-            options[key] = str(value)
-    return make_embedding("contextual", **options)
 
 
 def _print_result(

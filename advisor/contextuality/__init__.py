@@ -32,7 +32,7 @@ from advisor.contextuality._measures import (
 )
 from advisor.contextuality._mix import MIX_COLUMNS, mix_weights_frame, mix_weights_rows
 from advisor.contextuality._plot import plot_contextuality, plot_layer_sweep, plot_mix_weights
-from advisor.contextuality._sweep import LayerSweep, layer_sweep, sweep_summary
+from advisor.contextuality._sweep import LayerSweep, all_layers_encoder, layer_sweep, sweep_summary
 
 __all__ = [
     "MIX_COLUMNS",
@@ -40,6 +40,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "ContextualityResult",
     "LayerSweep",
+    "all_layers_encoder",
     "contextuality_for",
     "encoder_name",
     "explained_by_first_pc",

@@ -23,7 +23,7 @@ from advisor.grid import plan_grid, profiles, subset_indices, subset_order
 from advisor.settings import DEFAULT_POOLING
 from advisor.vocabulary import primary_metric
 
-__all__ = ["LayerSweep", "layer_sweep", "sweep_summary"]
+__all__ = ["LayerSweep", "all_layers_encoder", "layer_sweep", "sweep_summary"]
 
 
 @dataclass
@@ -79,7 +79,7 @@ def layer_sweep(
     say = progress or (lambda message: None)
     chosen = profiles.get(profile)
     size = _sweep_size(splits, chosen, size, seeds)
-    embedding = _all_layers_encoder(contextual, pooling, cache_dir, device, pair_encoding)
+    embedding = all_layers_encoder(contextual, pooling, cache_dir, device, pair_encoding)
     embedding.on_progress = on_batch
     say(f"featurizing every layer with {encoder_name(embedding.model_ref)}")
     features = tuple(embedding.featurize(part) for part in (splits.train, splits.dev, splits.test))
@@ -117,14 +117,16 @@ def _sweep_size(splits: DataSplits, chosen: Any, size: int | None, seeds: int) -
     return min(int(size), len(splits.train))
 
 
-def _all_layers_encoder(
+def all_layers_encoder(
     contextual: str | None,
     pooling: str,
     cache_dir: str | None,
     device: str | None,
     pair_encoding: str | None = None,
 ) -> Any:
-    """The contextual embedding read as a mix, so its features keep every layer (one encoder pass)."""
+    """The contextual embedding read as a mix, so its features keep every layer (one encoder pass);
+    a pair task's texts read as ``pair_encoding`` says (its own feature cache entry). ``None``: the
+    embedding's default. Used by the layer sweep and by ``advisor contextuality``."""
     from advisor.embeddings import make_embedding
 
     options: dict[str, Any] = {"layer": "mix", "pooling": pooling}
@@ -135,7 +137,7 @@ def _all_layers_encoder(
         ("pair_encoding", pair_encoding),
     ):
         if value:
-            options[key] = value
+            options[key] = str(value)
     return make_embedding("contextual", **options)
 
 
