@@ -32,7 +32,8 @@ def _shown(name: str) -> Setting:
 def choice(
     container: Any, name: str, *, default: str | None = None, radio: bool = False, **options: Any
 ) -> str:
-    """One of the registry's choices, preselecting ``default`` (else the settings default)."""
+    """One of the registry's choices, preselecting ``default`` (else the settings default); the widget's
+    key is the setting's name unless ``key`` says otherwise (the same setting on another page)."""
     item = _shown(name)
     choices = choices_of(name)
     if choices is None:
@@ -40,7 +41,7 @@ def choice(
     chosen = default_of(name) if default is None else default
     widget = container.radio if radio else container.selectbox
     index = choices.index(chosen) if chosen in choices else 0
-    return widget(item.label, choices, index=index, key=name, **options)
+    return widget(item.label, choices, index=index, **{"key": name, **options})
 
 
 def multichoice(container: Any, name: str) -> list[str]:

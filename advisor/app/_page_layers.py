@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from advisor.app import _form as form
 from advisor.app import (
     display_command,
     find_layer_sweeps,
@@ -20,9 +21,7 @@ from advisor.app import (
 from advisor.app._session import POLL_SECONDS, state, store_exists
 from advisor.embeddings import POOLINGS
 from advisor.grid import DEFAULT_APP_PROFILE, profiles
-from advisor.settings import default_of
 from advisor.tracking import DEFAULT_EXPERIMENT
-from advisor.validate import choices_of
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -135,15 +134,7 @@ def _pair_encoding(task: str) -> str | None:
     """How a pair's two texts enter the encoder (pair data only: the sweep measures that encoding)."""
     if task != "pair":
         return None
-    choices = choices_of("pair_encoding")
-    label = "Pair encoding (joint: one input with the encoder's pair template; separate: each text alone)"
-    return st.radio(
-        label,
-        choices,
-        index=choices.index(default_of("pair_encoding")),
-        horizontal=True,
-        key="layers_pair_encoding",
-    )
+    return form.choice(st, "pair_encoding", radio=True, horizontal=True, key="layers_pair_encoding")
 
 
 def layers_monitor() -> None:
