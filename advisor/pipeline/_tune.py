@@ -63,9 +63,8 @@ class LearningRates:
 
     rates: dict[str, float]
     table: pd.DataFrame  # embedding, size, seed, lr, dev_score, steps, under_trained, chosen
-    trials: dict[Cell, Any] = field(
-        default_factory=dict
-    )  # the chosen rate's outcomes, by the grid cell each is
+    #: The chosen rate's trial outcomes, keyed by the grid cell each one is.
+    trials: dict[Cell, Any] = field(default_factory=dict)
 
 
 def tuning_size(grid: GridPlan) -> int:
@@ -112,7 +111,7 @@ def _best(rows: list[dict[str, Any]]) -> float:
     """
     by_rate = pd.DataFrame(rows).groupby("lr")["dev_score"]
     seeds = int(by_rate.size().min())
-    variance = by_rate.var(ddof=1).fillna(0.0) if seeds > 1 else by_rate.mean() * 0.0
+    variance = by_rate.var(ddof=1).fillna(0.0)  # one seed: no spread (NaN), so 0
     mean = by_rate.mean()
     lower = mean - (variance / seeds) ** 0.5
     tolerance = float((variance.median() / seeds) ** 0.5) + 1e-12
