@@ -6,8 +6,11 @@ of :func:`advisor.grid.evidence_rounds` (one seed of every family at the largest
 seed there, …), and after each round at the largest size the early verdict
 (:func:`advisor.verdict.early_verdict`, an alpha-spending rule over the looks) is printed and logged.
 A settled look stops the run: the cells not trained are recorded on the parent (the verdict states
-them) and the extension to smaller sizes is skipped. Unsettled after the last seed there, the rest of
-the grid trains in one batch and the full verdict decides.
+them) and the extension to smaller sizes is skipped. A settled "use contextual" first finishes the
+cheaper families' curves that the "label more data" rule reads (:func:`advisor.verdict.curves_to_finish`:
+their remaining rounds, contextual's cells left out), so the verdict can still say "label more data
+instead" where the full grid would. Unsettled after the last seed there, the rest of the grid trains in
+one batch and the full verdict decides.
 
 Resume: each look is computed from the finished cells of the rounds so far only (never from cells of
 a later round an interrupted run left behind) with the seeded bootstrap, so a re-run re-derives the
@@ -111,7 +114,7 @@ def train_until_decided(
             continue
         stop = _look_and_stop(sink, done, looks, largest, cells, notify, event, started)
         if stop is not None:
-            return _without_budget_stop(stop, tracker, budget)
+            return _finish_curves(stop, rounds, plan, pending, sink, train, notify, event, clock, budget)
     if decided:
         tracker.log_parent_tags({EARLY_STOP_TAG: ""})  # a re-run that finishes the grid clears an older stop
     if clock is not None:
@@ -146,6 +149,45 @@ def _look_and_stop(
     stop = Stop(early, not_run, len(cells))
     tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
     return stop
+
+
+def _finish_curves(
+    stop: Stop,
+    rounds: list[list[Cell]],
+    plan: RunPlan,
+    pending: list[Cell],
+    sink: CellSink,
+    train: Callable[[list[Cell]], None],
+    notify: Callable[[Any], None],
+    event: Callable[..., Any],
+    clock: CellClock | None,
+    budget: TimeBudget | None,
+) -> Stop | BudgetStop | None:
+    """After a settled stop: the remaining rounds of the families whose curves the verdict still reads
+    (evidence first; the budget still applies), then the stop again with the cells that stayed untrained."""
+    from advisor.verdict import curves_to_finish
+
+    tracker, cells = sink.tracker, plan.grid.cells
+    finish = set(curves_to_finish(stop.early.verdict, plan.grid.embeddings))
+    rest = [r for r in ([c for c in batch if c.embedding in finish] for batch in rounds) if r]
+    todo = [c for r in rest for c in r if c in pending]
+    if todo:
+        names = " and ".join(sorted(finish, key=plan.grid.embeddings.index))
+        line = f"settled; training {names} at every size for the 'label more data' option ({len(todo)} cells)"
+        notify(event("early", len(cells) - len(stop.not_run), len(cells), line))
+    if clock is not None:
+        clock.remaining.clear()
+        clock.plan((c.embedding, c.size) for c in todo)
+    for batch in rest:
+        if budget is not None and not budget.admits([c for c in batch if c in pending]):
+            return _budget_stop(
+                budget, cells, tracker, notify, event, decided=False
+            )  # keeps the settled stop
+        _train_round(batch, pending, train, budget)
+    not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
+    stop = replace(stop, not_run=not_run)
+    tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
+    return _without_budget_stop(stop, tracker, budget)
 
 
 def _announce(

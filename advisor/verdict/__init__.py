@@ -28,6 +28,7 @@ from advisor.verdict._numbers import not_a_plain_number, readable_number
 from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._sequential import EarlyVerdict, early_verdict, sequential_method
+from advisor.verdict._settled import curves_to_finish
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
@@ -69,6 +70,7 @@ __all__ = [
     "check_decision_inputs",
     "compare_costs",
     "curve_summary",
+    "curves_to_finish",
     "data_efficiency",
     "early_verdict",
     "enough_rule",

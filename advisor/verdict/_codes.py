@@ -43,7 +43,9 @@ Codes and their values (a value named ``pair`` is ``"a-b"``, looked up in ``Reco
   (``status``), :data:`FEW_FIT_SIZES` (``n``,
   ``need``), :data:`LEARNED_NOTHING` (``families`` that scored 0.0 at every size and seed),
   :data:`ENCODER` (``text``), :data:`SETTLED_EARLY` (``size``, ``seeds``, ``looks``, ``not_run``,
-  ``total``, ``below``: whether smaller sizes were planned and not measured), :data:`TIME_BUDGET`
+  ``total``, ``below``: whether smaller sizes were planned and not measured; ``short``: the families with
+  such cells; ``finished``: the families trained at every size after a settled "use contextual", for the
+  "label more data" rule, or empty), :data:`TIME_BUDGET`
   (``budget``, ``run``, ``total``, ``not_run``, ``below``: the smallest size measured when smaller ones were
   left out, else 0; ``waived``: the budget was shorter than the first round), :data:`AT_MAJORITY`
   (``points`` [(embedding, size, seeds at or below the baseline, seeds)], ``share``, ``label``: cells

@@ -75,12 +75,26 @@ def few_fit_sizes(rec: Recommendation, note: Note) -> str:
 def settled_early(rec: Recommendation, note: Note) -> str:
     """What a run that stopped settled did not train, and what that leaves unassessed."""
     size, seeds, looks = int(note["size"]), int(note["seeds"]), int(note["looks"])
-    where = f"curves below {size:,} items not measured: " if note["below"] else ""
+    finished, short = (list(note.values.get(k) or []) for k in ("finished", "short"))
+    whose = (
+        f"the curve{'s' if len(short) > 1 else ''} of {' and '.join(short)}"
+        if finished and short
+        else "curves"
+    )
+    where = f"{whose} below {size:,} items not measured: " if note["below"] else ""
+    ran = f"{int(note['not_run'])} of {int(note['total'])} cells were not run"
+    if finished:
+        return (
+            f"{where}the decision was settled after {seeds} of {looks} seeds at {size:,} items by the "
+            f"stopping rule (--until decided); {' and '.join(finished)} then trained at every size for the "
+            f"'label more data' option, and {ran}, so the data efficiency was not assessed (resume with "
+            "--until complete to measure it)"
+        )
     return (
         f"{where}the decision was settled after {seeds} of {looks} seeds at {size:,} items by the stopping "
-        f"rule (--until decided), and {int(note['not_run'])} of {int(note['total'])} cells were not run; "
-        "the verdict speaks about the largest size only, so the data efficiency and the 'label more data' "
-        "option were not assessed (resume with --until complete to measure them)"
+        f"rule (--until decided), and {ran}; the verdict speaks about the largest size only, so the data "
+        "efficiency and the 'label more data' option were not assessed (resume with --until complete to "
+        "measure them)"
     )
 
 

@@ -41,7 +41,14 @@ from advisor.verdict._fit import Extrapolation, extrapolate, fit_learning_curve
 from advisor.verdict._gaps import ScoreGap, analysis_replicates, score_gap, score_gaps, seeds_to_decide
 from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only, reference_family
 from advisor.verdict._recommendation import Recommendation
-from advisor.verdict._settled import budget_cut, keep_settled, note_budget, settled_stop, waive_gates
+from advisor.verdict._settled import (
+    budget_cut,
+    finished_curves,
+    keep_settled,
+    note_budget,
+    settled_stop,
+    waive_gates,
+)
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._thresholds import Thresholds, run_thresholds, stored_inputs
 from advisor.verdict._worth import TRADED_RULES, apply_latency_budget, apply_value, latency_column, tradeoff
@@ -95,10 +102,14 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     if rec.problems:
         return rec
     cs = _weigh(rec, frozen, t, efficiency=stop is None and len(gates) == len(rec.problems))
+    if stop is not None and not finished_curves(stop, frozen.embedding_names):
+        rec.extrapolations = []  # cheaper curves cut short: "label more data" is not assessed (the caveat)
     evidence = _evidence_notes(rec, frozen, t)
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
     if stop is not None:
-        keep_settled(rec, stop)
+        keep_settled(rec, stop, frozen.embedding_names)
+        if rec.rule.code == c.SETTLED and rec.verdict == USE_CONTEXTUAL:  # the claim, unless labels catch up
+            _label_more(rec, t, frozen.full_size, cs.b)
     traded = rec.rule.code in TRADED_RULES or (rec.rule.code == c.SETTLED and rec.verdict == USE_CONTEXTUAL)
     rec.tradeoff = tradeoff(rec, cs, t) if traded else None
     apply_value(rec, cs, t)  # with a value per point: contextual against cs.b in money

@@ -29,8 +29,9 @@ every look scores the same test set.
 **Settled.** The run stops when a claim holds at its look's level; what it did not train is stated.
 Unsettled after the last look at the largest size, it runs the rest of the grid and the full verdict
 decides. A settled "contextual wins" is about the largest size only: whether labelling more data would
-let a cheaper family catch up (the "label more data" rule) needs that family's smaller sizes, so a run
-that stops on it must train them first or say that it did not check.
+let a cheaper family catch up (the "label more data" rule) needs that family's smaller sizes, so after
+it the run trains the cheaper families' remaining cells (not contextual's) and the full rules may still
+refine the claim to "label more data instead" (:mod:`advisor.verdict._settled`).
 """
 
 from __future__ import annotations
@@ -148,7 +149,9 @@ def sequential_method(looks: int, confidence: float, shape: str = SPENDING[0]) -
         f"spent over the looks with a Lan-DeMets {name}-type function of the seeds done (per-look levels "
         f"{levels}); a look's bound is gap ± t·se with the bootstrap's item and seed parts and "
         "Welch-Satterthwaite degrees of freedom (the seed part on n - 1). One seed is shown, never stopped "
-        "on. The union bound keeps the chance of any wrong early claim within the error."
+        "on. The union bound keeps the chance of any wrong early claim within the error. After a settled "
+        "'use contextual' the cheaper families' remaining cells were still trained, contextual's were not: "
+        "the 'label more data' rule reads their curves and may refine the claim."
     )
 
 

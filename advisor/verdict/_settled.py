@@ -8,7 +8,11 @@ by ``advisor.pipeline``); the gate on sizes is waived for it, the full-grid rule
 largest size, and where they do not reach the settled claim (their percentile interval differs from
 the rule's t bound) the settled claim stands under its own rule (:data:`~._codes.SETTLED`). Either way a
 caveat says what was not measured: the data efficiency and the "label more data" option need the
-smaller sizes, so they are not assessed.
+smaller sizes. After a settled "use contextual" the run goes on to train the cheaper families whose curves
+the "label more data" rule extrapolates (:func:`curves_to_finish`), at every size, and skips contextual's
+smaller sizes: the full-grid rules may then refine the claim to "label more data instead", as the full
+grid would; only the data efficiency stays unassessed. A settled "<family> is enough" needs no smaller
+size: no rule reads one.
 
 A run cut by ``--budget`` (``params["budget_stop"]``) is judged on the same terms: evidence first, so
 the largest size comes first and the gate on sizes is waived when the budget left the smaller ones
@@ -25,8 +29,30 @@ from advisor.analysis import Analysis
 from advisor.verdict import _codes as c
 from advisor.verdict._codes import Note
 from advisor.verdict._recommendation import Recommendation
+from advisor.vocabulary import ordered
 
-__all__ = ["budget_cut", "keep_settled", "note_budget", "settled_stop", "waive_gates"]
+__all__ = [
+    "budget_cut",
+    "curves_to_finish",
+    "finished_curves",
+    "keep_settled",
+    "note_budget",
+    "settled_stop",
+    "waive_gates",
+]
+
+
+def curves_to_finish(claim: str, names: list[str]) -> list[str]:
+    """The families whose every cell a run settled on ``claim`` still trains: for "use contextual" those
+    whose learning curves the "label more data" rule extrapolates (the paper's baselines); none else."""
+    return ordered(b for b in c.BASELINES if b in names) if claim == c.USE_CONTEXTUAL else []
+
+
+def finished_curves(stop: dict[str, Any], names: list[str]) -> bool:
+    """Whether the run trained every cell of the families :func:`curves_to_finish` names after its claim
+    (False when it names none): only then are their extrapolations, and "label more data", assessed."""
+    finish = set(curves_to_finish(str(stop["verdict"]), names))
+    return bool(finish) and not any(e in finish for e, _, _ in stop["not_run"])
 
 
 def settled_stop(analysis: Analysis) -> dict[str, Any] | None:
@@ -36,9 +62,17 @@ def settled_stop(analysis: Analysis) -> dict[str, Any] | None:
     if not text:
         return None
     stop = json.loads(text) if isinstance(text, str) else dict(text)
-    return (
-        stop if stop.get("verdict") in c.VERDICTS and int(analysis.full_size) == int(stop["size"]) else None
-    )
+    if stop.get("verdict") not in c.VERDICTS or int(analysis.full_size) != int(stop["size"]):
+        return None
+    return {**stop, "not_run": _missing(analysis, stop.get("not_run", []))}
+
+
+def _missing(analysis: Analysis, cells: list[Any]) -> list[tuple[str, int, int]]:
+    """The recorded cells (embedding, size, seed) that the run's curves do not hold."""
+    curves = analysis.curves
+    have = set(zip(curves["embedding"], curves["size"].astype(int), curves["seed"].astype(int), strict=True))
+    listed = [(str(e), int(z), int(s)) for e, z, s in cells]
+    return [cell for cell in listed if cell not in have]
 
 
 def budget_cut(analysis: Analysis) -> dict[str, Any] | None:
@@ -47,11 +81,7 @@ def budget_cut(analysis: Analysis) -> dict[str, Any] | None:
     if not text:
         return None
     stop = json.loads(text) if isinstance(text, str) else dict(text)
-    curves = analysis.curves
-    have = set(zip(curves["embedding"], curves["size"].astype(int), curves["seed"].astype(int), strict=True))
-    missing = [
-        (str(e), int(z), int(s)) for e, z, s in stop.get("not_run", []) if (e, int(z), int(s)) not in have
-    ]
+    missing = _missing(analysis, stop.get("not_run", []))
     return {**stop, "not_run": missing} if missing else None
 
 
@@ -74,17 +104,18 @@ def note_budget(rec: Recommendation, budget: dict[str, Any] | None, sizes: list[
     rec.caveat_notes.append(Note(c.TIME_BUDGET, values | {"below": below}))
 
 
-def keep_settled(rec: Recommendation, stop: dict[str, Any]) -> None:
-    """The settled claim as the verdict (under :data:`~._codes.SETTLED` where the rules said otherwise),
-    and the caveat of what was not run."""
+def keep_settled(rec: Recommendation, stop: dict[str, Any], names: list[str]) -> None:
+    """The settled claim as the verdict (under :data:`~._codes.SETTLED` where the rules said otherwise;
+    "label more data instead" refines a settled "use contextual" and stands), and the caveat of what was
+    not run (``names``: the run's families)."""
     claim = str(stop["verdict"])
-    if rec.verdict != claim:
+    refined = claim == c.USE_CONTEXTUAL and rec.verdict == c.LABEL_MORE
+    if rec.verdict != claim and not refined:
         rec.verdict = claim
         keys = ("pair", "gap", "prob_above", "size", "seeds", "looks")
         rec.rule = Note(c.SETTLED, {k: stop[k] for k in keys})
+    below = {e for e, s, _ in stop["not_run"] if int(s) < int(stop["size"])}
     values = {k: stop[k] for k in ("size", "seeds", "looks", "total")}
-    values |= {
-        "not_run": len(stop["not_run"]),
-        "below": any(int(s) < int(stop["size"]) for _, s, _ in stop["not_run"]),
-    }
+    values |= {"not_run": len(stop["not_run"]), "below": bool(below), "short": ordered(sorted(below))}
+    values |= {"finished": curves_to_finish(claim, names) if finished_curves(stop, names) else []}
     rec.caveat_notes.append(Note(c.SETTLED_EARLY, values))

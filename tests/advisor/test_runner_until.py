@@ -4,8 +4,9 @@ settled or once the next round does not fit the budget.
 A planted clear gap: the label is carried by a word the static vectors leave out ("yes" -> pos, "you" ->
 neg get the zero vector), so static scores the prior while contextual reads the word. With three seeds
 the first look (one seed) is shown from test items alone and never stops; the second settles "use
-contextual", the run stops with the third seed and every smaller size untrained, records both on the
-parent, and states them in the verdict. A re-run trains nothing and gives the same verdict.
+contextual". The run then trains static's remaining cells (the "label more data" rule reads its curve)
+and stops with contextual's third seed and smaller sizes untrained, records both on the parent, and
+states them in the verdict. A re-run trains nothing and gives the same verdict.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from advisor.tracking import (
     EARLY_STOP_TAG,
     EARLY_VERDICT_TAG,
     client_for,
+    find_analyses,
     load_analysis,
 )
 from advisor.verdict import recommend, render
@@ -78,11 +80,13 @@ def test_decided_stops_when_settled_states_what_was_not_run_and_resumes_to_the_s
 ) -> None:
     events: list[ProgressEvent] = []
     outcome = run_analysis(settings, progress=events.append)
-    trained = sorted(c.key for c in outcome.computed)
-    assert trained == [(e, 200, s) for e in ("contextual", "static") for s in (0, 1)]  # two looks, then stop
+    trained = [c.key for c in outcome.computed]
+    looks = [(e, 200, s) for s in (0, 1) for e in ("static", "contextual")]  # two looks, settled
+    static = [("static", 200, 2)] + [("static", z, s) for z in (100, 50) for s in range(3)]  # evidence first
+    assert sorted(trained[:4]) == sorted(looks) and trained[4:] == static
 
     early = [e.message for e in events if e.stage == "early"]
-    assert len(early) == 2
+    assert len(early) == 3
     assert (
         early[0].startswith("early verdict after 2 of 18 cells: ")
         and "(one seed: test items only)" in early[0]
@@ -90,6 +94,7 @@ def test_decided_stops_when_settled_states_what_was_not_run_and_resumes_to_the_s
     assert early[0].endswith("— refining")
     assert early[1].startswith("early verdict after 4 of 18 cells: USE CONTEXTUAL, P(gap > loss) = ")
     assert early[1].endswith("— settled")
+    assert early[2] == "settled; training static at every size for the 'label more data' option (7 cells)"
 
     tags = client_for(settings.tracking_uri).get_run(outcome.run_id).data.tags
     assert tags[EARLY_VERDICT_TAG] == early[1]
@@ -97,17 +102,19 @@ def test_decided_stops_when_settled_states_what_was_not_run_and_resumes_to_the_s
     stop = json.loads(tags[EARLY_STOP_TAG])
     assert stop["verdict"] == "use contextual" and (stop["size"], stop["seeds"], stop["looks"]) == (200, 2, 3)
     not_run = sorted(tuple(k) for k in stop["not_run"])
-    assert len(not_run) == 14 and ("contextual", 200, 2) in not_run and ("static", 50, 0) in not_run
+    assert not_run == sorted(
+        [("contextual", 200, 2)] + [("contextual", z, s) for z in (50, 100) for s in range(3)]
+    )
     assert "advisor.extension" not in tags  # a settled stop trains no smaller size
 
     assert outcome.analysis is not None
     words = render(recommend(outcome.analysis))
     assert words.verdict == "use contextual"
     assert not any("Inconclusive" in s for s in [words.headline, *words.reasons])
-    assert any(
-        s.startswith("curves below 200 items not measured: the decision was settled") for s in words.caveats
-    )
-    assert words.efficiency == []  # one size: not computed, and the caveat says so
+    (caveat,) = [s for s in words.caveats if "stopping rule" in s]
+    assert caveat.startswith("the curve of contextual below 200 items not measured: the decision was settled")
+    assert "static then trained at every size" in caveat and "7 of 18 cells were not run" in caveat
+    assert words.efficiency == []  # contextual at one size: not computed, and the caveat says so
     verdict_tag = client_for(settings.tracking_uri).get_run(outcome.run_id).data.tags["advisor.verdict"]
     assert verdict_tag == "use contextual"
 
@@ -128,11 +135,35 @@ def test_a_run_killed_inside_a_round_resumes_to_the_same_stop(settings: RunSetti
 
     events: list[ProgressEvent] = []
     resumed = run_analysis(settings, progress=events.append)
-    assert resumed.resumed and [c.key for c in resumed.computed] == [("contextual", 200, 1)]
+    assert resumed.resumed and resumed.computed[0].key == ("contextual", 200, 1)
+    assert len(resumed.computed) == 8  # the round's last cell, then static's 7
     early = [e.message for e in events if e.stage == "early"]
-    assert len(early) == 2 and early[0].endswith("— refining") and early[1].endswith("— settled")
+    assert len(early) == 3 and early[0].endswith("— refining") and early[1].endswith("— settled")
     stop = json.loads(client_for(settings.tracking_uri).get_run(resumed.run_id).data.tags[EARLY_STOP_TAG])
-    assert (stop["seeds"], len(stop["not_run"])) == (2, 14)
+    assert (stop["seeds"], len(stop["not_run"])) == (2, 7)
+
+
+def test_a_run_killed_after_it_settled_resumes_the_cheaper_curves_without_redoing_a_cell(
+    settings: RunSettings,
+) -> None:
+    with pytest.raises(RuntimeError, match="injected failure"):
+        run_analysis(settings, fail_after=6)  # settled after 4 cells, then 2 of static's 7
+    stop = json.loads(
+        client_for(settings.tracking_uri).get_run(_only_run(settings)).data.tags[EARLY_STOP_TAG]
+    )
+    assert len(stop["not_run"]) == 14  # recorded when it settled: every cell not yet trained
+
+    resumed = run_analysis(settings)
+    assert resumed.resumed and len(resumed.computed) == 5
+    assert {c.embedding for c in resumed.computed} == {"static"}
+    stop = json.loads(client_for(settings.tracking_uri).get_run(resumed.run_id).data.tags[EARLY_STOP_TAG])
+    assert {k[0] for k in stop["not_run"]} == {"contextual"} and len(stop["not_run"]) == 7
+
+
+def _only_run(settings: RunSettings) -> str:
+    """The id of the one analysis of the experiment (a failed run returns no outcome)."""
+    (run,) = find_analyses(settings.tracking_uri, settings.experiment)
+    return str(run.info.run_id)
 
 
 @pytest.fixture()
@@ -205,3 +236,35 @@ def test_decided_tunes_on_every_tuning_seed_though_its_first_round_holds_one(set
     table = read_json_table(client_for(tuned.tracking_uri), outcome.run_id, TUNING_TABLE)
     assert set(table["seed"]) == {0, 1} and set(table["embedding"]) == {"random", "static"}
     assert client_for(tuned.tracking_uri).get_run(outcome.run_id).info.status == "FINISHED"
+
+
+def test_a_budget_that_ends_inside_the_cheaper_curves_keeps_the_settled_claim_and_says_both(
+    planted: RunSettings,
+) -> None:
+    """Settled after two rounds (360 s of the planned 600), static's remaining cells train while they fit;
+    the budget's stop keeps the settled stop, and the verdict states both and that "label more data"
+    was not assessed."""
+    decided = replace(planted, until="decided")
+    events: list[ProgressEvent] = []
+    outcome = run_analysis(decided, progress=events.append)
+    assert [c.key for c in outcome.computed][4:] == [
+        ("static", 200, 2),
+        ("static", 100, 0),
+        ("static", 100, 1),
+    ]
+    said = [e.message for e in events if e.stage in ("early", "budget")]
+    assert said[3] == "settled; training static at every size for the 'label more data' option (7 cells)"
+    assert said[4].startswith("budget 10 min: 7 of 18 cells run after ") and "11 cells left out" in said[4]
+
+    tags = client_for(decided.tracking_uri).get_run(outcome.run_id).data.tags
+    assert json.loads(tags[EARLY_STOP_TAG])["verdict"] == "use contextual"  # the budget keeps the stop
+    assert len(json.loads(tags[BUDGET_STOP_TAG])["not_run"]) == 11
+    assert outcome.analysis is not None
+    words = render(recommend(outcome.analysis))
+    assert words.verdict == "use contextual" and "Labelling more" not in words.headline  # not assessed
+    assert any(s.startswith("budget 10 min: 7 of 18 cells run;") for s in words.caveats)
+    (settled,) = [s for s in words.caveats if "stopping rule" in s]
+    assert (
+        settled.startswith("curves below 200 items not measured") and "11 of 18 cells were not run" in settled
+    )
+    assert "the data efficiency and the 'label more data' option were not assessed" in settled

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
+from advisor.verdict import Thresholds, analysis_from_scores, recommend, render
 from advisor.verdict import _codes as c
-from advisor.verdict import analysis_from_scores, recommend, render
 from tests.helpers import plant_serving
 
+FAST = Thresholds(n_boot=200)
 NOT_RUN = [["static", 200, 2], ["contextual", 200, 2], ["static", 100, 0], ["contextual", 50, 1]]
 
 
@@ -29,6 +31,7 @@ def test_a_settled_stop_is_judged_at_its_one_size_with_what_was_not_run() -> Non
     settled = [n for n in rec.caveat_notes if n.code == c.SETTLED_EARLY]
     assert [n.values for n in settled] == [
         {"size": 200, "seeds": 2, "looks": 3, "total": 18, "not_run": 4, "below": True}
+        | {"short": ["static", "contextual"], "finished": []}  # static's smaller sizes untrained too
     ]
     caveat = next(s for s in render(rec).caveats if "stopping rule" in s)
     assert caveat.startswith(
@@ -36,6 +39,52 @@ def test_a_settled_stop_is_judged_at_its_one_size_with_what_was_not_run() -> Non
     )
     assert "4 of 18 cells were not run" in caveat and "data efficiency" in caveat
     assert not any(n.code == c.FEW_FIT_SIZES for n in rec.caveat_notes)  # the settled caveat says it once
+
+
+def test_a_settled_use_contextual_is_refined_to_label_more_by_the_cheaper_curves_it_went_on_to_train(
+    make_case,
+) -> None:
+    """After a settled "use contextual" the run trains random's and static's every size (not contextual's
+    smaller ones): the "label more data" rule reads those curves and refines the claim, as the full grid's
+    verdict would, and the caveat says only the data efficiency went unassessed."""
+    full = make_case("label more data instead", noise=0.001)
+    assert recommend(full, FAST).verdict == c.LABEL_MORE
+    curves, largest = full.curves, full.full_size
+    settled = replace(
+        full, curves=curves[(curves["embedding"] != "contextual") | (curves["size"] == largest)]
+    )
+    not_run = [["contextual", z, s] for z in full.sizes if z < largest for s in range(3)]
+    stop = {"verdict": "use contextual", "pair": "contextual-static", "gap": 0.03, "prob_above": 0.999}
+    stop |= {"size": largest, "seeds": 2, "looks": 3, "level": 0.006, "total": 45, "not_run": not_run}
+    settled.params = settled.params | {"until": "decided", "early_stop": json.dumps(stop)}
+
+    rec = recommend(settled, FAST)
+    assert rec.verdict == c.LABEL_MORE and rec.rule.code == c.CATCH_UP and rec.rule["embedding"] == "static"
+    assert rec.efficiency == []
+    (note,) = [n for n in rec.caveat_notes if n.code == c.SETTLED_EARLY]
+    assert (note["short"], note["finished"], note["not_run"]) == (["contextual"], ["random", "static"], 12)
+    caveat = next(s for s in render(rec).caveats if "stopping rule" in s)
+    assert caveat.startswith(
+        "the curve of contextual below 1,600 items not measured: the decision was settled"
+    )
+    assert "random and static then trained at every size for the 'label more data' option" in caveat
+    assert caveat.endswith(
+        "so the data efficiency was not assessed (resume with --until complete to measure it)"
+    )
+
+    stop["not_run"] = [*not_run, ["static", 100, 0]]  # one cheaper cell missing: the option is not assessed
+    settled.params = settled.params | {"early_stop": json.dumps(stop)}
+    settled = replace(settled, curves=settled.curves.drop(index=_row(settled, "static", 100, 0)))
+    rec = recommend(settled, FAST)
+    (note,) = [n for n in rec.caveat_notes if n.code == c.SETTLED_EARLY]
+    assert note["finished"] == [] and "'label more data' option were not assessed" in render(rec).caveats[-1]
+
+
+def _row(analysis, name: str, size: int, seed: int) -> list:
+    curves = analysis.curves
+    return list(
+        curves.index[(curves["embedding"] == name) & (curves["size"] == size) & (curves["seed"] == seed)]
+    )
 
 
 def test_without_the_stop_one_size_is_not_judged() -> None:
