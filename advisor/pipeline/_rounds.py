@@ -105,9 +105,7 @@ def train_until_decided(
         if budget is not None and not budget.admits([c for c in rounds[0] if c in pending]):
             return _budget_stop(budget, cells, tracker, notify, event, decided)
         batch = rounds.pop(0)
-        if clock is not None:  # ``train`` plans the batch itself; the clock holds the rounds after it
-            clock.remaining.clear()
-            clock.plan((c.embedding, c.size) for later in rounds for c in later if c in pending)
+        _plan_after(clock, rounds, pending)
         _train_round(batch, pending, train, budget)
         done += batch
         if not decided or batch[0].size != largest:  # a family's own cells above the grid: no look
@@ -168,26 +166,30 @@ def _finish_curves(
     from advisor.verdict import curves_to_finish
 
     tracker, cells = sink.tracker, plan.grid.cells
-    finish = set(curves_to_finish(stop.early.verdict, plan.grid.embeddings))
+    finish = curves_to_finish(stop.early.verdict, plan.grid.embeddings)
     rest = [r for r in ([c for c in batch if c.embedding in finish] for batch in rounds) if r]
     todo = [c for r in rest for c in r if c in pending]
     if todo:
-        names = " and ".join(sorted(finish, key=plan.grid.embeddings.index))
-        line = f"settled; training {names} at every size for the 'label more data' option ({len(todo)} cells)"
-        notify(event("early", len(cells) - len(stop.not_run), len(cells), line))
-    if clock is not None:
-        clock.remaining.clear()
-        clock.plan((c.embedding, c.size) for c in todo)
-    for batch in rest:
-        if budget is not None and not budget.admits([c for c in batch if c in pending]):
-            return _budget_stop(
-                budget, cells, tracker, notify, event, decided=False
-            )  # keeps the settled stop
+        line = f"settled; training {' and '.join(finish)} at every size for the 'label more data' option"
+        notify(event("early", len(cells) - len(stop.not_run), len(cells), f"{line} ({len(todo)} cells)"))
+    while rest:
+        if budget is not None and not budget.admits([c for c in rest[0] if c in pending]):
+            return _budget_stop(budget, cells, tracker, notify, event, decided=False)  # keeps the stop
+        batch = rest.pop(0)
+        _plan_after(clock, rest, pending)
         _train_round(batch, pending, train, budget)
     not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
     stop = replace(stop, not_run=not_run)
     tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
     return _without_budget_stop(stop, tracker, budget)
+
+
+def _plan_after(clock: CellClock | None, later: list[list[Cell]], pending: list[Cell]) -> None:
+    """The training ETA's plan before a round: ``train`` plans the round itself, the clock holds the
+    rounds after it (the worst case: no stop)."""
+    if clock is not None:
+        clock.remaining.clear()
+        clock.plan((c.embedding, c.size) for r in later for c in r if c in pending)
 
 
 def _announce(
