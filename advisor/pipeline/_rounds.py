@@ -172,6 +172,8 @@ def _finish_curves(
     if todo:
         line = f"settled; training {' and '.join(finish)} at every size for the 'label more data' option"
         notify(event("early", len(cells) - len(stop.not_run), len(cells), f"{line} ({len(todo)} cells)"))
+    if budget is None:  # no look and no budget between them: one batch keeps every worker busy
+        rest = [[c for r in rest for c in r]] if rest else []
     while rest:
         if budget is not None and not budget.admits([c for c in rest[0] if c in pending]):
             return _budget_stop(budget, cells, tracker, notify, event, decided=False)  # keeps the stop
