@@ -24,6 +24,7 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.contextuality import layer_caveats, layer_reasons
 from advisor.verdict import _codes as c
+from advisor.verdict import _settled as settled
 from advisor.verdict._codes import (
     BASELINES,
     CONTEXTUAL,
@@ -41,14 +42,6 @@ from advisor.verdict._fit import Extrapolation, extrapolate, fit_learning_curve
 from advisor.verdict._gaps import ScoreGap, analysis_replicates, score_gap, score_gaps, seeds_to_decide
 from advisor.verdict._headroom import Headroom, fine_tuning_headroom, frozen_only, reference_family
 from advisor.verdict._recommendation import Recommendation
-from advisor.verdict._settled import (
-    budget_cut,
-    finished_curves,
-    keep_settled,
-    note_budget,
-    settled_stop,
-    waive_gates,
-)
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._thresholds import Thresholds, run_thresholds, stored_inputs
 from advisor.verdict._worth import TRADED_RULES, apply_latency_budget, apply_value, latency_column, tradeoff
@@ -94,20 +87,21 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     t = _thresholds_for(analysis, thresholds)
     frozen, cut_from = _finished_part(frozen_only(analysis), t.min_seeds)  # decided on frozen families
     rec, seeds_at_full = _start(frozen, analysis, t)
-    stop = settled_stop(frozen)  # ``--until decided`` stopped settled: one size, by design
-    budget, gates = budget_cut(analysis), _evidence_gates(frozen, t, seeds_at_full)  # --budget: sizes cut
-    rec.problems = waive_gates(gates, stop, budget)
+    stop = settled.settled_stop(frozen)  # ``--until decided`` stopped settled: one size, by design
+    budget = settled.budget_cut(analysis)  # --budget: the sizes it cut
+    gates = _evidence_gates(frozen, t, seeds_at_full)
+    rec.problems = settled.waive_gates(gates, stop, budget)
     _run_caveats(rec, frozen, t, cut_from)
-    note_budget(rec, budget, frozen.sizes)
+    settled.note_budget(rec, budget, frozen.sizes)
     if rec.problems:
         return rec
     cs = _weigh(rec, frozen, t, efficiency=stop is None and len(gates) == len(rec.problems))
-    if stop is not None and not finished_curves(stop, frozen.embedding_names):
+    if stop is not None and not settled.finished_curves(stop, frozen.embedding_names):
         rec.extrapolations = []  # cheaper curves cut short: "label more data" is not assessed (the caveat)
     evidence = _evidence_notes(rec, frozen, t)
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
     if stop is not None:
-        keep_settled(rec, stop, frozen.embedding_names)
+        settled.keep_settled(rec, stop, frozen.embedding_names)
         if rec.rule.code == c.SETTLED and rec.verdict == USE_CONTEXTUAL:  # the claim, unless labels catch up
             _label_more(rec, t, frozen.full_size, cs.b)
     traded = rec.rule.code in TRADED_RULES or (rec.rule.code == c.SETTLED and rec.verdict == USE_CONTEXTUAL)
@@ -363,8 +357,8 @@ def _support_notes(rec: Recommendation, analysis: Analysis, t: Thresholds) -> li
         notes.append(Note(c.BUDGET, {"items": t.labelling_budget(analysis.full_size)}))
     notes += _cost_notes(rec, t)
     notes += _slice_notes(rec.slices)
-    settled = any(n.code == c.SETTLED_EARLY for n in rec.caveat_notes)  # it says what went unassessed
-    if len(analysis.sizes) < t.min_fit_sizes and not settled:
+    stated = any(n.code == c.SETTLED_EARLY for n in rec.caveat_notes)  # it says what went unassessed
+    if len(analysis.sizes) < t.min_fit_sizes and not stated:
         rec.caveat_notes.append(Note(c.FEW_FIT_SIZES, {"n": len(analysis.sizes), "need": t.min_fit_sizes}))
     notes += [Note(c.ENCODER, {"text": s}) for s in layer_reasons(analysis)]  # encoder, layers, pooling, mix
     rec.caveat_notes += [
