@@ -141,7 +141,7 @@ def _look_and_stop(
         sink.timings.setdefault("first_early_verdict", time.perf_counter() - started)
     notify(event("early", len(done), len(cells), line))
     tracker.log_parent_tags({EARLY_VERDICT_TAG: line})
-    not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
+    not_run = _untrained(cells, tracker)
     if not (early.settled and not_run):
         return None
     stop = Stop(early, not_run, len(cells))
@@ -180,10 +180,15 @@ def _finish_curves(
         batch = rest.pop(0)
         _plan_after(clock, rest, pending)
         _train_round(batch, pending, train, budget)
-    not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
+    not_run = _untrained(cells, tracker)
     stop = replace(stop, not_run=not_run)
     tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
     return _without_budget_stop(stop, tracker, budget)
+
+
+def _untrained(cells: list[Cell], tracker: Any) -> list[Cell]:
+    """The planned cells the store holds no finished run of (what a stop states as not run)."""
+    return [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
 
 
 def _plan_after(clock: CellClock | None, later: list[list[Cell]], pending: list[Cell]) -> None:
@@ -229,7 +234,7 @@ def _budget_stop(
     decided: bool,
 ) -> BudgetStop:
     """The budget's stop: the cells not trained, on the parent and in the progress display."""
-    not_run = [c for c in cells if not tracker.is_finished(c.embedding, c.size, c.seed)]
+    not_run = _untrained(cells, tracker)
     stop = BudgetStop(budget.text, budget.seconds, not_run, len(cells), budget.elapsed(), budget.waived)
     tags = {BUDGET_TAG: budget.text, BUDGET_STOP_TAG: stop.tag()}
     tracker.log_parent_tags(tags | ({EARLY_STOP_TAG: ""} if decided else {}))  # the budget stopped it
