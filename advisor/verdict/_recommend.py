@@ -96,8 +96,9 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     if rec.problems:
         return rec
     cs = _weigh(rec, frozen, t, efficiency=stop is None and len(gates) == len(rec.problems))
-    if stop is not None and not settled.finished_curves(stop, frozen.embedding_names):
-        rec.extrapolations = []  # cheaper curves cut short: "label more data" is not assessed (the caveat)
+    short = settled.curves_cut_short(stop, budget, frozen.embedding_names, len(frozen.sizes), t.min_sizes)
+    if short:
+        rec.extrapolations = []  # "label more data" is not assessed: the stop's caveat says so
     evidence = _evidence_notes(rec, frozen, t)
     _decide(rec, cs, frozen.embedding_names, t, frozen.full_size)
     if stop is not None:
@@ -112,7 +113,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
         rec.verdict = INCONCLUSIVE
         rec.rule = Note(c.STOPPED_EARLY, {"pair": cs.pair, "cut_from": cut_from})
     apply_latency_budget(rec, frozen, t)  # last: a family over the budget is never the recommendation
-    rec.reason_notes += evidence + _support_notes(rec, frozen, t)
+    rec.reason_notes += evidence + _support_notes(rec, frozen, t, assessed=not short)
     return rec
 
 
@@ -350,15 +351,17 @@ def _label_more(rec: Recommendation, t: Thresholds, full: int, best_cheap: str) 
         rec.rule = Note(c.CATCH_UP, {"embedding": x.embedding, "extra_items": x.extra_items})
 
 
-def _support_notes(rec: Recommendation, analysis: Analysis, t: Thresholds) -> list[Note]:
-    """Extrapolations, budget, costs, slices and the encoder: reported whatever was decided."""
+def _support_notes(
+    rec: Recommendation, analysis: Analysis, t: Thresholds, assessed: bool = True
+) -> list[Note]:
+    """Extrapolations, budget, costs, slices and the encoder: reported whatever was decided. Without
+    ``assessed`` (a stop's caveat says "label more data" was not assessed) no labelling budget is stated."""
     notes = [Note(c.EXTRAPOLATION, {"embedding": x.embedding}) for x in rec.extrapolations]
-    if rec.verdict in (USE_CONTEXTUAL, LABEL_MORE, INCONCLUSIVE):
+    if assessed and rec.verdict in (USE_CONTEXTUAL, LABEL_MORE, INCONCLUSIVE):
         notes.append(Note(c.BUDGET, {"items": t.labelling_budget(analysis.full_size)}))
     notes += _cost_notes(rec, t)
     notes += _slice_notes(rec.slices)
-    stated = any(n.code == c.SETTLED_EARLY for n in rec.caveat_notes)  # it says what went unassessed
-    if len(analysis.sizes) < t.min_fit_sizes and not stated:
+    if len(analysis.sizes) < t.min_fit_sizes and assessed:
         rec.caveat_notes.append(Note(c.FEW_FIT_SIZES, {"n": len(analysis.sizes), "need": t.min_fit_sizes}))
     notes += [Note(c.ENCODER, {"text": s}) for s in layer_reasons(analysis)]  # encoder, layers, pooling, mix
     rec.caveat_notes += [

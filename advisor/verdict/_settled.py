@@ -33,6 +33,7 @@ from advisor.vocabulary import ordered
 
 __all__ = [
     "budget_cut",
+    "curves_cut_short",
     "curves_to_finish",
     "finished_curves",
     "keep_settled",
@@ -53,6 +54,16 @@ def finished_curves(stop: dict[str, Any], names: list[str]) -> bool:
     (False when it names none): only then are their extrapolations, and "label more data", assessed."""
     finish = set(curves_to_finish(str(stop["verdict"]), names))
     return bool(finish) and not any(e in finish for e, _, _ in stop["not_run"])
+
+
+def curves_cut_short(
+    stop: dict[str, Any] | None, budget: dict[str, Any] | None, names: list[str], n_sizes: int, min_sizes: int
+) -> bool:
+    """Whether a stop left the "label more data" option unassessed, as its caveat says: a settled stop
+    before the cheaper curves were finished, or a budget that left fewer than ``min_sizes`` sizes. Such a
+    run states no extrapolation (and no labelling budget), so no reason contradicts the caveat."""
+    settled_short = stop is not None and not finished_curves(stop, names)
+    return settled_short or (budget is not None and n_sizes < min_sizes)
 
 
 def settled_stop(analysis: Analysis) -> dict[str, Any] | None:

@@ -147,6 +147,18 @@ def test_a_budget_cut_is_judged_at_the_largest_size_and_says_what_it_left_out() 
     )
 
 
+def test_a_budget_cut_to_one_size_states_no_extrapolation_beside_its_caveat() -> None:
+    """The caveat says "label more data" was not assessed: no reason may then speak of a fit, an
+    extrapolation or the labelling budget, and the fit-sizes caveat does not say it a second time."""
+    left = [[e, z, s] for z in (100, 50) for s in (0, 1) for e in ("static", "contextual")]
+    rec = recommend(_cut({200: {"static": [0.50, 0.52], "contextual": [0.95, 0.96]}}, left), FAST)
+    assert rec.extrapolations == []
+    assert not {c.FEW_FIT_SIZES, c.BUDGET, c.EXTRAPOLATION} & {*rec.reason_codes, *rec.caveat_codes}
+    text = render(rec)
+    assert not any("extrapolation" in s or "Labelling budget" in s for s in text.reasons)
+    assert sum("'label more data' option" in s for s in text.caveats) == 1
+
+
 def test_a_budget_that_left_out_seeds_only_says_so_without_claiming_missing_sizes() -> None:
     scores = {z: {"static": [0.50, 0.52], "contextual": [0.95, 0.96]} for z in (50, 100, 200)}
     rec = recommend(_cut(scores, [["static", 50, 2], ["contextual", 50, 2]], waived=True))
