@@ -13,7 +13,8 @@ mode; the table states the order of each row.
 One row per dataset: the ``complete`` verdict, its cells and wall time; the ``decided`` verdict, the
 cells it ran of those planned and its wall time, its share of ``complete``'s wall time, and the time
 from the start of the run to its first early verdict (``RunOutcome.timings["first_early_verdict"]``,
-recorded when the verdict is printed); whether both verdicts agree. The issue's targets: the same
+recorded when the verdict is printed) and where it went (the encoder pass, the learning-rate trials,
+the rest: reading and the first round); whether both verdicts agree. The issue's targets: the same
 verdict on every dataset; ``decided`` at most 40 % of ``complete``'s wall time where the decision is
 clear; the first early verdict within 2 minutes on the classification sets on 2 cores.
 
@@ -66,6 +67,7 @@ COLUMNS = [
     "decided s",
     "decided / complete",
     "first early verdict s",
+    "before it: featurize / tune / rest s",
     "same verdict",
 ]
 
@@ -79,6 +81,7 @@ class Mode:
     planned: int
     seconds: float
     first_early: float
+    before_first: str  # where the time to the first early verdict went
 
 
 def settings_for(name: str, until: str, args: argparse.Namespace) -> RunSettings:
@@ -132,7 +135,19 @@ def run_mode(name: str, until: str, args: argparse.Namespace) -> Mode:
     verdict = render(recommend(outcome.analysis)).verdict
     planned = len(outcome.computed) + _not_run(outcome)  # an empty store: every cell was computed
     first = outcome.timings.get("first_early_verdict", math.nan)
-    return Mode(verdict, len(outcome.computed), planned, seconds, first)
+    return Mode(verdict, len(outcome.computed), planned, seconds, first, before_first(outcome.timings))
+
+
+def before_first(timings: dict[str, float]) -> str:
+    """ "featurize / tune / rest" seconds of the time to the first early verdict: the encoder pass (every
+    family's features), the learning-rate trials, and the rest (reading, the first round, the look).
+    Empty when no early verdict was printed."""
+    first = timings.get("first_early_verdict")
+    if first is None:
+        return ""
+    featurize = sum(v for k, v in timings.items() if k.startswith("featurize."))
+    tune = timings.get("tune", 0.0)
+    return f"{featurize:.0f} / {tune:.0f} / {first - featurize - tune:.0f}"
 
 
 def _not_run(outcome: RunOutcome) -> int:
@@ -158,6 +173,7 @@ def bench(name: str, index: int, args: argparse.Namespace) -> dict[str, object]:
         "decided s": round(early.seconds, 1),
         "decided / complete": round(early.seconds / full.seconds, 2) if full.seconds else math.nan,
         "first early verdict s": round(early.first_early, 1),
+        "before it: featurize / tune / rest s": early.before_first,
         "same verdict": "yes" if full.verdict == early.verdict else "NO",
     }
 

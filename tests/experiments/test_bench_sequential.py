@@ -58,6 +58,9 @@ def test_the_table_has_both_modes_per_dataset_and_an_unsupported_task_is_skipped
     assert planned == 12 and 2 <= ran <= 12
     assert row["complete s"] > 0 and row["decided s"] > 0 and row["first early verdict s"] > 0
     assert row["first early verdict s"] <= row["decided s"]
+    featurize, tune, rest = (int(part) for part in row["before it: featurize / tune / rest s"].split(" / "))
+    assert tune == 0  # --lr given: no trials
+    assert abs(featurize + tune + rest - row["first early verdict s"]) <= 1.5  # whole seconds each
     assert row["same verdict"] == ("yes" if row["complete verdict"] == row["decided verdict"] else "NO")
     for until in ("complete", "decided"):  # separate stores and caches: decided reuses nothing
         assert (tmp_path / "out" / "tiny" / until / "mlflow.db").is_file()
@@ -66,3 +69,15 @@ def test_the_table_has_both_modes_per_dataset_and_an_unsupported_task_is_skipped
     assert "skip odd (task summarize): refused before any run: unknown task 'summarize'" in printed
     assert "first early verdict s" in printed and "decided / complete" in printed
     assert (tmp_path / "out" / "sequential.csv").is_file()
+
+
+def test_the_time_to_the_first_early_verdict_is_split_into_the_encoder_pass_the_trials_and_the_rest() -> None:
+    bench = load_experiment("bench_sequential")
+    timings = {
+        "featurize.static": 0.4,
+        "featurize.contextual": 20.2,
+        "tune": 170.3,
+        "first_early_verdict": 272.0,
+    }
+    assert bench.before_first(timings | {"train_wall": 500.0}) == "21 / 170 / 81"
+    assert bench.before_first({"featurize.static": 1.0}) == ""  # no early verdict was printed
