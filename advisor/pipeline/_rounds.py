@@ -117,7 +117,7 @@ def train_until_decided(
         tracker.log_parent_tags({EARLY_STOP_TAG: ""})  # a re-run that finishes the grid clears an older stop
     if clock is not None:
         clock.remaining.clear()
-    _train_pending([c for batch in rounds for c in batch], pending, train)  # the smaller sizes, at once
+    _train_round([c for batch in rounds for c in batch], pending, train, None)  # the smaller sizes, at once
     return _without_budget_stop(None, tracker, budget)
 
 
@@ -218,6 +218,7 @@ def _announce(
 def _train_round(
     batch: list[Cell], pending: list[Cell], train: Callable[[list[Cell]], None], budget: TimeBudget | None
 ) -> None:
+    """The cells of ``batch`` still pending, in one ``train`` call (through ``budget`` when one is set)."""
     todo = [c for c in batch if c in pending]
     if todo and budget is not None:
         budget.train(todo, train)
@@ -247,12 +248,6 @@ def _without_budget_stop(stop: Stop | None, tracker: Any, budget: TimeBudget | N
     tags = {BUDGET_TAG: budget.text if budget is not None else "", BUDGET_STOP_TAG: ""}
     tracker.log_parent_tags({k: v for k, v in tags.items() if v or tracker.tags.get(k)})
     return stop
-
-
-def _train_pending(batch: list[Cell], pending: list[Cell], train: Callable[[list[Cell]], None]) -> None:
-    todo = [c for c in batch if c in pending]
-    if todo:
-        train(todo)
 
 
 def _look(sink: CellSink, done: list[Cell], looks: int, size: int) -> Any:
