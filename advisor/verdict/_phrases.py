@@ -182,7 +182,7 @@ def efficiency_sentence(e: DataEfficiency) -> str:
             f"of the data; censored: matched at the smallest size tried, {int(e.size_needed):,} items, "
             f"so the true share may be smaller{ci}."
         )
-    return f"{who.capitalize()} with about {e.size_needed:.0f} items: it needs {_ratio_text(e.ratio)} of the data{ci}."
+    return f"{who.capitalize()} with about {e.size_needed:,.0f} items: it needs {_ratio_text(e.ratio)} of the data{ci}."
 
 
 def extrapolation_sentence(x: Extrapolation) -> str:

@@ -76,6 +76,8 @@ def test_efficiency_inside_the_grid() -> None:
         "(95% CI 1/2.0 to 1/4.0)."
     )
     assert "censored" not in text
+    large = efficiency_sentence(_efficiency(size_needed=2250.4))
+    assert "with about 2,250 items" in large  # thousands separated, as every other count the verdict states
 
 
 def test_efficiency_matched_at_the_smallest_size_is_censored_never_a_point_interval() -> None:
