@@ -84,11 +84,7 @@ def plot_learning_curves(
         ax.plot(
             rows["size"], rows["mean"], marker="o", color=color, label=f"{name} (n={rows['n_seeds'].max()})"
         )
-        band = rows.dropna(subset=["lo", "hi"])
-        if len(band):
-            ax.fill_between(
-                band["size"], _unit(band["lo"]), _unit(band["hi"]), color=color, alpha=0.2, linewidth=0
-            )
+        _draw_interval(ax, rows.dropna(subset=["lo", "hi"]), color)
         fit = (fits or {}).get(name)
         if fit is not None and fit.best is not None and len(rows) > 1:
             grid = np.geomspace(rows["size"].min(), rows["size"].max(), 100)
@@ -104,8 +100,22 @@ def plot_learning_curves(
     _score_axis(ax)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="lower right")
+        ax.legend(loc="best")  # not over the data: a near-zero family sits where "lower right" was
     return fig
+
+
+def _draw_interval(ax: Any, band: pd.DataFrame, color: str) -> None:
+    """The seeds' interval per size: a band along the curve, or an error bar where the family has one
+    size only (a run stopped settled trains contextual at the largest size alone; a band of one point
+    draws nothing, and the title promises an interval)."""
+    if len(band) == 1:
+        mean, lo, hi = (float(_unit(band[k]).item()) for k in ("mean", "lo", "hi"))
+        yerr = [[max(mean - lo, 0.0)], [max(hi - mean, 0.0)]]
+        ax.errorbar(band["size"], [mean], yerr=yerr, color=color, capsize=4, linestyle="none")
+    elif len(band):
+        ax.fill_between(
+            band["size"], _unit(band["lo"]), _unit(band["hi"]), color=color, alpha=0.2, linewidth=0
+        )
 
 
 def _label_place(x: float, y: float, xs: Sequence[float], ys: Sequence[float]) -> dict[str, Any]:

@@ -47,6 +47,26 @@ def test_single_seed_curves_draw_without_bands() -> None:
     assert len(ax.lines) == 2
 
 
+def test_a_family_measured_at_one_size_gets_its_interval_as_an_error_bar() -> None:
+    """A run stopped settled trains contextual at the largest size only: a one-point band draws nothing,
+    so its interval is an error bar from the same summary, and the legend keeps off the data."""
+    analysis = analysis_from_scores(
+        {
+            "static": {100: [0.40, 0.42, 0.41], 800: [0.60, 0.63, 0.61]},
+            "contextual": {800: [0.80, 0.84, 0.82]},
+        }
+    )
+    ax = plot_learning_curves(analysis).axes[0]
+    row = curve_summary(analysis, 0.95).query("embedding == 'contextual'").iloc[0]
+    bars = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert len(bars) == 1
+    [[(x_lo, y_lo), (x_hi, y_hi)]] = bars[0].get_segments()
+    assert x_lo == x_hi == 800
+    assert np.isclose(y_lo, row["lo"]) and np.isclose(y_hi, min(row["hi"], 1.0))
+    assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 1  # static's band
+    assert ax.get_legend()._loc == 0  # "best": matplotlib places it where it covers the fewest points
+
+
 def test_data_efficiency_marks_the_matching_size() -> None:
     rec = recommend(make_synthetic_analysis(slice_effects={}), Thresholds(n_boot=100))
     ax = plot_data_efficiency(rec.efficiency).axes[0]
