@@ -116,6 +116,7 @@ def _contextuality_sentence(analysis: Analysis) -> str | None:
         return None
     first, last = table.iloc[0], table.iloc[-1]
     words = analysis.params.get("contextuality_words", "?")
+    words = f"{int(words):,}" if str(words).isdigit() else words  # a param: read back as text
     best = table.loc[table["self_similarity_adjusted"].idxmin()]
     return (
         f"How contextual the encoder is on this data (Ethayarajh 2019; {words} training words with ≥ 5 occurrences): "

