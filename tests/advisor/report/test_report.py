@@ -34,7 +34,7 @@ def test_markdown_has_every_section_and_linked_figures(full_report: tuple[Path, 
     md_path = full_report[1]
     markdown = md_path.read_text(encoding="utf-8")
     for heading in SECTIONS:
-        assert f"\n## {heading}\n" in markdown, heading
+        assert f"\n\n## {heading}\n" in markdown, heading  # a blank line apart from what comes before
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", markdown)
     assert len(links) == 5
     for link in links:
