@@ -93,12 +93,16 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def featurize_seconds(timings: dict[str, float]) -> float:
+    """The encoder pass and the other families' features: every ``featurize.<family>`` timing of a run."""
+    return sum(v for k, v in timings.items() if k.startswith("featurize."))
+
+
 def stage_shares(timings: dict[str, float], wall: float) -> dict[str, float]:
     """Share of wall time per stage; training is the pool's wall time, not the sum over workers."""
-    featurize = sum(v for k, v in timings.items() if k.startswith("featurize."))
     stages = {
         "read": timings.get("read", 0.0),
-        "featurize": featurize,
+        "featurize": featurize_seconds(timings),
         "train": timings.get("train_wall", 0.0),
         "analysis": timings.get("analysis", 0.0),
     }

@@ -45,6 +45,7 @@ from advisor.verdict import recommend, render
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_conll_size import featurize_seconds  # the featurize.* timings summed, kept once
 from bench_layers import DATA  # the shared data folder, kept once
 from bench_layers import DATASETS as LAYER_DATASETS
 
@@ -145,7 +146,7 @@ def before_first(timings: dict[str, float]) -> str:
     first = timings.get("first_early_verdict")
     if first is None:
         return ""
-    featurize = sum(v for k, v in timings.items() if k.startswith("featurize."))
+    featurize = featurize_seconds(timings)
     tune = timings.get("tune", 0.0)
     return f"{featurize:.0f} / {tune:.0f} / {first - featurize - tune:.0f}"
 
