@@ -9,8 +9,9 @@ process-wide high-water mark. Here, once per embedding and run:
   encoder forward pass for contextual, with the feature cache switched off; a pair read as the run
   reads it, ``pair_encoding``) and a downstream model of the run's architecture (freshly
   initialised: serving time does not depend on the weight values) to predictions;
-- at batch 1 (on the first ``batch1_items`` items) and at batch 64 (the whole sample), after one
-  warm-up batch, timed again and again until the last ``repeats`` timings agree within
+- at batch 1 and at batch 64 on the same items (the whole sample: an encoder's cost per item grows
+  with the item's length, so timing the two batch sizes on different items compares lengths, not
+  batching), after one warm-up batch, timed again and again until the last ``repeats`` timings agree within
   :data:`STABLE_WITHIN` (at most :data:`MAX_RUNS` timings or :data:`MAX_TIMING_SECONDS`); their median
   ms per item is kept with their relative spread, so a busy machine shows as a spread, not as a
   2-3x cost that is not the embedding's; with ``threads`` torch threads
@@ -44,7 +45,6 @@ from advisor.data import Corpus
 from advisor.vocabulary import family
 
 __all__ = [
-    "BATCH1_ITEMS",
     "BATCH_SIZES",
     "MAX_RUNS",
     "MAX_TIMING_SECONDS",
@@ -68,7 +68,6 @@ __all__ = [
 
 SAMPLE_SIZE = 128  # test items every embedding is timed on
 BATCH_SIZES = (1, 64)
-BATCH1_ITEMS = 16
 #: Timing repeats until the last ``repeats`` timings agree within this relative spread (max - min) / median...
 STABLE_WITHIN = 0.10
 #: ... or this many timings were taken, or this many seconds went into timing one batch size.
@@ -145,9 +144,7 @@ class ServingMeasurements:
         return times | {f"serving_memory_mb.{n}": c.memory_mb for n, c in self.costs.items()}
 
 
-def serving_provenance(
-    device: str, sample_size: int, repeats: int, batch1_items: int, threads: int = 1
-) -> dict[str, Any]:
+def serving_provenance(device: str, sample_size: int, repeats: int, threads: int = 1) -> dict[str, Any]:
     """What a measurement depends on besides the embedding: equal provenance = comparable numbers."""
     import platform
 
@@ -156,7 +153,7 @@ def serving_provenance(
         "torch_threads": int(threads),
         "batch_sizes": list(BATCH_SIZES),
         "sample_size": int(sample_size),
-        "batch1_items": int(batch1_items),
+        "same_items": True,  # both batch sizes timed on the whole sample (older runs: batch 1 on a prefix)
         "repeats": int(repeats),
         "stable_within": STABLE_WITHIN,
         "max_runs": MAX_RUNS,
@@ -249,11 +246,9 @@ def _timed(
             return Timing(median, spread, len(timings))
 
 
-def serving_timings(
-    predict: Callable, sample: Corpus, repeats: int, batch1_items: int, threads: int
-) -> tuple[Timing, Timing]:
-    """Timings at batch 1 (the first ``batch1_items`` items) and at batch 64 (the whole sample), at
-    ``threads`` threads, each repeated until stable (:func:`_timed`).
+def serving_timings(predict: Callable, sample: Corpus, repeats: int, threads: int) -> tuple[Timing, Timing]:
+    """Timings at batch 1 and at batch 64, both over every item of ``sample``, at ``threads`` threads,
+    each repeated until stable (:func:`_timed`).
 
     The one timing loop for every family, the fine-tuned reference included; ends with a batch-64
     call so a caller can read what that batch held.
@@ -264,7 +259,7 @@ def serving_timings(
     torch.set_num_threads(threads)
     try:
         with torch.inference_mode():
-            singles = [sample.subset([i]) for i in range(min(batch1_items, len(sample)))]
+            singles = [sample.subset([i]) for i in range(len(sample))]
             b1 = _timed(predict, singles, repeats)
             big = [sample.subset(range(i, min(i + 64, len(sample)))) for i in range(0, len(sample), 64)]
             b64 = _timed(predict, big, repeats)
@@ -274,11 +269,9 @@ def serving_timings(
     return b1, b64
 
 
-def time_serving(
-    predict: Callable, sample: Corpus, repeats: int, batch1_items: int, threads: int
-) -> tuple[float, float]:
+def time_serving(predict: Callable, sample: Corpus, repeats: int, threads: int) -> tuple[float, float]:
     """ms per item at batch 1 and at batch 64 (:func:`serving_timings`, medians only)."""
-    b1, b64 = serving_timings(predict, sample, repeats, batch1_items, threads)
+    b1, b64 = serving_timings(predict, sample, repeats, threads)
     return b1.ms_per_item, b64.ms_per_item
 
 
@@ -312,16 +305,15 @@ def measure_serving(
     device: str = "cpu",
     *,
     repeats: int = 3,
-    batch1_items: int = BATCH1_ITEMS,
     threads: int = 1,
 ) -> ServingCost:
     """Time ``embedding`` (fitted, cache off) + a fresh downstream model on ``sample``; see the module docstring."""
     import torch
 
-    provenance = serving_provenance(device, len(sample), repeats, min(batch1_items, len(sample)), threads)
+    provenance = serving_provenance(device, len(sample), repeats, threads)
     with torch.inference_mode():
         predict = _predictor(task, labels, embedding, config, device, sample.subset([0]))
-    b1, b64 = serving_timings(predict, sample, repeats, batch1_items, threads)
+    b1, b64 = serving_timings(predict, sample, repeats, threads)
     features_bytes = int(predict.last_features_bytes)
     weights = int(getattr(embedding, "storage_bytes", 0)) + int(predict.params_bytes)
     return ServingCost(

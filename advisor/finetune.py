@@ -133,7 +133,7 @@ def measure_finetuned_serving(
 
     A freshly initialised head on the encoder: time and memory do not depend on the weight values.
     """
-    from advisor.costs import BATCH1_ITEMS, ServingCost, raw_corpus, serving_provenance, time_serving
+    from advisor.costs import ServingCost, raw_corpus, serving_provenance, time_serving
     from trainers import FineTuner, label_set
 
     labels = label_set(splits.train, splits.dev, splits.test)
@@ -147,7 +147,7 @@ def measure_finetuned_serving(
         pieces["n"] = max(len(x) for x in data.ids) * len(data.ids)
         return tuner.predict_encoded(data, corpus)[0]
 
-    b1, b64 = time_serving(predict, sample, repeats, BATCH1_ITEMS, threads)
+    b1, b64 = time_serving(predict, sample, repeats, threads)
     batch_bytes = pieces["n"] * int(tuner.model.config.hidden_size) * 4  # last hidden states of one batch
     return ServingCost(
         embedding=FINETUNED,
@@ -156,7 +156,7 @@ def measure_finetuned_serving(
         memory_mb=(tuner.weights_bytes + batch_bytes) / 1e6,
         weights_mb=tuner.weights_bytes / 1e6,
         batch_features_mb=batch_bytes / 1e6,
-        provenance=serving_provenance(device, len(sample), repeats, min(BATCH1_ITEMS, len(sample)), threads),
+        provenance=serving_provenance(device, len(sample), repeats, threads),
     )
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contextuality import contextuality_for
 from advisor.costs import (
-    BATCH1_ITEMS,
     SAMPLE_SIZE,
     ServingCost,
     ServingMeasurements,
@@ -41,7 +40,7 @@ def serving(ctx: StageContext) -> ServingMeasurements:
     started, tracker = time.perf_counter(), ctx.tracker
     embeddings = list(ctx.plan.options)
     sample = fixed_sample(ctx.splits.test, SAMPLE_SIZE)
-    wanted = serving_provenance(ctx.plan.device, len(sample), SERVING_REPEATS, min(BATCH1_ITEMS, len(sample)))
+    wanted = serving_provenance(ctx.plan.device, len(sample), SERVING_REPEATS)
     stored = load_serving(tracker.client, tracker.parent_id)
     if stored is not None and stored.covers(wanted, embeddings):
         measured = stored

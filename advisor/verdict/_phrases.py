@@ -297,13 +297,21 @@ def provenance_text(costs: CostComparison) -> str:
             "estimated from featurization time + model inference logged during training, which depends on the "
             "feature cache"
         )
-    sample, single = p.get("sample_size", "?"), p.get("batch1_items", p.get("sample_size", "?"))
     text = (
         f"measured from raw text on {p.get('device', '?')}, {p.get('torch_threads', '?')} thread(s)"
-        f"{_precision_text(costs.conditions or {})}, batch 1 on {single} of the {sample} test items and batch 64 "
-        f"on all {sample}, {_repeats_text(p, costs.conditions or {})}"
+        f"{_precision_text(costs.conditions or {})}, {_items_text(p)}, {_repeats_text(p, costs.conditions or {})}"
     )
     return text + _load_text(costs.conditions or {})
+
+
+def _items_text(p: dict) -> str:
+    """Which test items each batch size was timed on: the same ones, or (runs measured before both batch
+    sizes shared the sample) batch 1 on a prefix of it."""
+    sample = p.get("sample_size", "?")
+    single = p.get("batch1_items", sample)
+    if single == sample:
+        return f"batch 1 and batch 64 on the same {sample} test items"
+    return f"batch 1 on {single} of the {sample} test items and batch 64 on all {sample}"
 
 
 def _precision_text(conditions: dict) -> str:

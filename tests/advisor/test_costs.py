@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from advisor.costs import (
-    BATCH1_ITEMS,
     MAX_RUNS,
     SAMPLE_SIZE,
     STABLE_WITHIN,
@@ -24,6 +23,7 @@ from advisor.costs import (
     raw_corpus,
     serving_conditions,
     serving_provenance,
+    serving_timings,
 )
 from advisor.data import Corpus
 from advisor.runner import run_analysis
@@ -119,12 +119,39 @@ def test_timing_that_never_settles_stops_at_the_cap_and_reports_its_spread() -> 
     assert timing.runs == MAX_RUNS and timing.spread > STABLE_WITHIN
 
 
+def test_both_batch_sizes_are_timed_on_the_same_items() -> None:
+    # batch 1 on a prefix of the sample timed shorter items than batch 64 on all of it (WNUT-17: the
+    # first 16 of 128 tweets averaged 11.6 words, all 128 17.6), so the batching gain was a length effect
+    words = [f"item{i}" for i in range(130)]
+    sample = Corpus(task="classify", tokens=[[w] for w in words], labels=["a"] * 130, texts=words)
+    seen: dict[int, list[str]] = {1: [], 64: []}
+
+    def predict(batch: Corpus) -> None:
+        seen[1 if len(batch) == 1 else 64].extend(batch.texts)
+
+    serving_timings(predict, sample, 1, 1)
+    assert sorted(seen[1][-130:]) == sorted(words)  # the last batch-1 timing: every item of the sample
+    assert sorted(seen[64][-(130 + 64) : -64]) == sorted(words)  # then one last batch-64 call
+
+
+def test_a_measurement_of_batch_1_on_a_prefix_is_worded_as_such_and_measured_again() -> None:
+    old = {k: v for k, v in serving_provenance("cpu", 128, 3).items() if k != "same_items"} | {
+        "batch1_items": 16
+    }
+    text = _comparison(old, None).provenance_text()
+    assert "batch 1 on 16 of the 128 test items and batch 64 on all 128" in text
+    cost = ServingCost("static", 1.0, 0.5, 10.0, 9.0, 1.0, old)
+    assert not ServingMeasurements(old, {"static": cost}, "then").covers(
+        serving_provenance("cpu", 128, 3), ["static"]
+    )
+
+
 def _comparison(provenance: dict, conditions: dict | None) -> CostComparison:
     return CostComparison(pd.DataFrame(), pd.DataFrame(), 100, True, provenance, conditions)
 
 
 def test_provenance_states_both_samples_threads_precision_and_load() -> None:
-    provenance = serving_provenance("cpu", SAMPLE_SIZE, 3, BATCH1_ITEMS)
+    provenance = serving_provenance("cpu", SAMPLE_SIZE, 3)
     costs = {
         name: ServingCost(name, 1.0, 0.5, 10.0, 9.0, 1.0, provenance, 0.04, 0.07, precision)
         for name, precision in (("static", "float32"), ("random", "float32"), ("contextual", "bfloat16"))
@@ -132,9 +159,7 @@ def test_provenance_states_both_samples_threads_precision_and_load() -> None:
     conditions = serving_conditions(costs, 3.46) | {"cpu_count": 16}
     text = _comparison(provenance, conditions).provenance_text()
     assert "on cpu, 1 thread(s), float32 (contextual bfloat16)" in text
-    assert (
-        f"batch 1 on {BATCH1_ITEMS} of the {SAMPLE_SIZE} test items and batch 64 on all {SAMPLE_SIZE}" in text
-    )
+    assert f"batch 1 and batch 64 on the same {SAMPLE_SIZE} test items" in text
     assert "median of the last 3 timings after warm-up, repeated until they agreed within 10 %" in text
     assert "(at most 12 timings; widest spread kept 7 %), load average 3.5 on 16 CPUs at the start" in text
     older = {k: v for k, v in provenance.items() if k not in ("stable_within", "max_runs")}
@@ -142,7 +167,7 @@ def test_provenance_states_both_samples_threads_precision_and_load() -> None:
 
 
 def test_serving_measurements_keep_their_conditions() -> None:
-    provenance = serving_provenance("cpu", 10, 3, 10)
+    provenance = serving_provenance("cpu", 10, 3)
     cost = ServingCost("static", 1.0, 0.5, 10.0, 9.0, 1.0, provenance, 0.02, 0.03)
     measured = ServingMeasurements(
         provenance, {"static": cost}, "now", serving_conditions({"static": cost}, 1.0)
@@ -187,9 +212,7 @@ def test_a_pair_is_served_from_its_two_raw_texts_read_jointly(tiny_bert_dir: Pat
     featurize = embedding.featurize
     embedding.featurize = lambda corpus: (served.append(corpus), featurize(corpus))[1]  # type: ignore[method-assign]
     config = TrainConfig(hidden=8, projection=8, precision="float32")
-    cost = measure_serving(
-        "contextual", embedding, "pair", ["different", "same"], sample, config, repeats=1, batch1_items=2
-    )
+    cost = measure_serving("contextual", embedding, "pair", ["different", "same"], sample, config, repeats=1)
     assert cost.ms_per_item_b1 > 0 and cost.ms_per_item_b64 > 0
     assert all(corpus.is_pair for corpus in served) and embedding.forward_calls > 0
     words = sum(len(tokens) for tokens in sample.tokens)  # the last batch: the whole sample, every word a row

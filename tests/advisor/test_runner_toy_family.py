@@ -193,10 +193,10 @@ def _memo_serve(
     options: dict[str, Any], splits: DataSplits, sample: Corpus, device: str, repeats: int
 ) -> Any:
     """Its serving: the table looked up from raw text, timed by the loop every family is timed with."""
-    from advisor.costs import BATCH1_ITEMS, ServingCost, serving_provenance, time_serving
+    from advisor.costs import ServingCost, serving_provenance, time_serving
 
     model = Memorised(splits.train)
-    b1, b64 = time_serving(model.predict, sample, repeats, BATCH1_ITEMS, 1)
+    b1, b64 = time_serving(model.predict, sample, repeats, 1)
     weights_mb = sum(len(w) + len(t) for w, t in model.table.items()) / 1e6
     return ServingCost(
         embedding=MEMO,
@@ -205,7 +205,7 @@ def _memo_serve(
         memory_mb=weights_mb,
         weights_mb=weights_mb,
         batch_features_mb=0.0,
-        provenance=serving_provenance(device, len(sample), repeats, min(BATCH1_ITEMS, len(sample)), 1),
+        provenance=serving_provenance(device, len(sample), repeats, 1),
     )
 
 
