@@ -120,12 +120,11 @@ def time_budget(rec: Recommendation, note: Note) -> str:
         text += f"; curves below {below:,} items not measured"
     if note.values.get("waived"):
         text += " (the budget was shorter than the first round, which ran anyway)"
-    unassessed = len(rec.sizes) < rec.thresholds.min_sizes
     return text + (
         f"; the budget left out {int(note['not_run'])} cells"
         + (
             ", so the data efficiency and the 'label more data' option were not assessed"
-            if unassessed
+            if note.values.get("unassessed")
             else ""
         )
         + " (resume with a larger --budget, or none, to train them: finished cells are kept)"

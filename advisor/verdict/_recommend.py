@@ -92,7 +92,7 @@ def recommend(analysis: Analysis, thresholds: Thresholds | None = None) -> Recom
     gates = _evidence_gates(frozen, t, seeds_at_full)
     rec.problems = settled.waive_gates(gates, stop, budget)
     _run_caveats(rec, frozen, t, cut_from)
-    settled.note_budget(rec, budget, frozen.sizes)
+    settled.note_budget(rec, budget, frozen.sizes, t.min_sizes)
     if rec.problems:
         return rec
     cs = _weigh(rec, frozen, t, efficiency=stop is None and len(gates) == len(rec.problems))

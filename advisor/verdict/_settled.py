@@ -33,6 +33,7 @@ from advisor.vocabulary import ordered
 
 __all__ = [
     "budget_cut",
+    "budget_left_too_few",
     "curves_cut_short",
     "curves_to_finish",
     "finished_curves",
@@ -63,7 +64,12 @@ def curves_cut_short(
     before the cheaper curves were finished, or a budget that left fewer than ``min_sizes`` sizes. Such a
     run states no extrapolation (and no labelling budget), so no reason contradicts the caveat."""
     settled_short = stop is not None and not finished_curves(stop, names)
-    return settled_short or (budget is not None and n_sizes < min_sizes)
+    return settled_short or budget_left_too_few(budget, n_sizes, min_sizes)
+
+
+def budget_left_too_few(budget: dict[str, Any] | None, n_sizes: int, min_sizes: int) -> bool:
+    """A budget cut the run to fewer sizes than a learning curve needs: "label more data" not assessed."""
+    return budget is not None and n_sizes < min_sizes
 
 
 def settled_stop(analysis: Analysis) -> dict[str, Any] | None:
@@ -104,15 +110,17 @@ def waive_gates(
     return problems if stop is None and budget is None else [p for p in problems if p.code != c.FEW_SIZES]
 
 
-def note_budget(rec: Recommendation, budget: dict[str, Any] | None, sizes: list[int]) -> None:
-    """The caveat of what the budget left out (``sizes``: those measured)."""
+def note_budget(rec: Recommendation, budget: dict[str, Any] | None, sizes: list[int], min_sizes: int) -> None:
+    """The caveat of what the budget left out (``sizes``: those measured; ``unassessed``: whether that
+    left "label more data" unassessed, the predicate :func:`curves_cut_short` clears the fits by)."""
     if budget is None:
         return
     smallest = min(sizes) if sizes else 0
     below = smallest if any(int(z) < smallest for _, z, _ in budget["not_run"]) else 0
     values = {k: budget.get(k) for k in ("budget", "total", "waived")}
     values |= {"not_run": len(budget["not_run"]), "run": int(budget["total"]) - len(budget["not_run"])}
-    rec.caveat_notes.append(Note(c.TIME_BUDGET, values | {"below": below}))
+    unassessed = budget_left_too_few(budget, len(sizes), min_sizes)
+    rec.caveat_notes.append(Note(c.TIME_BUDGET, values | {"below": below, "unassessed": unassessed}))
 
 
 def keep_settled(rec: Recommendation, stop: dict[str, Any], names: list[str]) -> None:

@@ -80,6 +80,23 @@ def test_a_settled_use_contextual_is_refined_to_label_more_by_the_cheaper_curves
     assert note["finished"] == [] and "'label more data' option were not assessed" in render(rec).caveats[-1]
 
 
+def test_a_settled_stop_that_finished_the_cheaper_curves_on_three_sizes_says_its_fits_are_thin() -> None:
+    """The settled caveat does not say "not assessed" once static's curve is whole, so a grid of fewer
+    sizes than a trusted fit needs (the quick profile's 3) states that caveat itself."""
+    scores = {"static": {z: [0.4 + z / 1000, 0.41 + z / 1000] for z in (50, 100, 200)}}
+    scores["contextual"] = {200: [0.95, 0.96]}
+    analysis = analysis_from_scores(scores, task="classify")
+    not_run = [["contextual", z, s] for z in (50, 100) for s in (0, 1)]
+    stop = {"verdict": "use contextual", "pair": "contextual-static", "gap": 0.3, "prob_above": 0.999}
+    stop |= {"size": 200, "seeds": 2, "looks": 3, "level": 0.006, "total": 10, "not_run": not_run}
+    analysis.params |= {"until": "decided", "early_stop": json.dumps(stop)}
+    rec = recommend(analysis, FAST)
+    (note,) = [n for n in rec.caveat_notes if n.code == c.SETTLED_EARLY]
+    assert note["finished"] == ["static"]
+    (few,) = [n for n in rec.caveat_notes if n.code == c.FEW_FIT_SIZES]
+    assert (few["n"], few["need"]) == (3, FAST.min_fit_sizes)
+
+
 def _row(analysis, name: str, size: int, seed: int) -> list:
     curves = analysis.curves
     return list(
