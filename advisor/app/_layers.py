@@ -171,4 +171,6 @@ def sweep_label(run: Any) -> str:
     params = run.data.params
     data = Path(params.get("data", "?")).name
     started = pd.Timestamp(run.info.start_time, unit="ms").strftime("%Y-%m-%d %H:%M")
-    return f"{data} · {params.get('task', '?')} · {params.get('size', '?')} items · {started} · {run.info.run_id[:8]}"
+    size = params.get("size", "?")
+    size = f"{int(size):,}" if str(size).isdigit() else size  # "1,730 items", as every other count
+    return f"{data} · {params.get('task', '?')} · {size} items · {started} · {run.info.run_id[:8]}"

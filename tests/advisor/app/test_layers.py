@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from advisor.app import (
     layers_command,
     load_layer_sweep,
     mix_weights_by_cell,
+    sweep_label,
     sweep_table,
 )
 from advisor.tracking import load_analysis
@@ -62,6 +64,16 @@ def test_layer_sweep_is_found_and_read_back_with_the_mix_beside_each_layer(layer
     assert table["best layer"].tolist() == [False, True, False, False]
     assert table.loc["1", "dev (seeds)"] == "70.0 72.0"
     assert not view.mix_weights.empty
+
+
+def test_a_sweep_is_labelled_with_its_size_in_thousands(layer_store: LayerStore) -> None:
+    [run] = find_layer_sweeps(layer_store.uri)
+    assert f" · {SWEEP_SIZE} items · " in sweep_label(run)
+    params = {"data": "/data/wnut17train.conll", "task": "ner", "size": "1730"}
+    big = SimpleNamespace(
+        data=SimpleNamespace(params=params), info=SimpleNamespace(start_time=0, run_id="ab" * 16)
+    )
+    assert sweep_label(big) == "wnut17train.conll · ner · 1,730 items · 1970-01-01 00:00 · abababab"
 
 
 def test_layers_command_runs_advisor_layers_on_the_pages_dataset(tmp_path: Path) -> None:
