@@ -8,8 +8,10 @@ seed there, …), and after each round at the largest size the early verdict
 A settled look stops the run: the cells not trained are recorded on the parent (the verdict states
 them) and the extension to smaller sizes is skipped. A settled "use contextual" first finishes the
 cheaper families' curves that the "label more data" rule reads (:func:`advisor.verdict.curves_to_finish`:
-their remaining rounds, contextual's cells left out), so the verdict can still say "label more data
-instead" where the full grid would. Unsettled after the last seed there, the rest of the grid trains in
+their remaining rounds, contextual's cells left out; another cheaper family such as distilled gets its
+remaining seeds at the largest size, :func:`advisor.verdict.seeds_to_finish`, so the best cheaper family
+is chosen on the full grid's seeds), so the verdict can still say "label more data instead" where the
+full grid would. Unsettled after the last seed there, the rest of the grid trains in
 one batch and the full verdict decides.
 
 Resume: each look is computed from the finished cells of the rounds so far only (never from cells of
@@ -163,14 +165,10 @@ def _finish_curves(
 ) -> Stop | BudgetStop | None:
     """After a settled stop: the remaining rounds of the families whose curves the verdict still reads
     (evidence first; the budget still applies), then the stop again with the cells that stayed untrained."""
-    from advisor.verdict import curves_to_finish
-
     tracker, cells = sink.tracker, plan.grid.cells
-    finish = curves_to_finish(stop.early.verdict, plan.grid.embeddings)
-    rest = [r for r in ([c for c in batch if c.embedding in finish] for batch in rounds) if r]
+    rest, line = _still_to_train(stop.early.verdict, rounds, plan)
     todo = [c for r in rest for c in r if c in pending]
     if todo:
-        line = f"settled; training {' and '.join(finish)} at every size for the 'label more data' option"
         notify(event("early", len(cells) - len(stop.not_run), len(cells), f"{line} ({len(todo)} cells)"))
     if budget is None:  # no look and no budget between them: one batch keeps every worker busy
         rest = [[c for r in rest for c in r]] if rest else []
@@ -184,6 +182,24 @@ def _finish_curves(
     stop = replace(stop, not_run=not_run)
     tracker.log_parent_tags({EARLY_STOP_TAG: stop.tag()})
     return _without_budget_stop(stop, tracker, budget)
+
+
+def _still_to_train(claim: str, rounds: list[list[Cell]], plan: RunPlan) -> tuple[list[list[Cell]], str]:
+    """The remaining rounds cut to the cells a run settled on ``claim`` still trains (the curves the
+    verdict reads, and the other cheaper families' seeds at the largest size), and the line announcing them."""
+    from advisor.verdict import curves_to_finish, seeds_to_finish
+
+    finish = curves_to_finish(claim, plan.grid.embeddings)
+    seeds_of, largest = seeds_to_finish(claim, plan.grid.embeddings), max(plan.grid.sizes)
+
+    def wanted(c: Cell) -> bool:
+        return c.embedding in finish or (c.embedding in seeds_of and c.size == largest)
+
+    rest = [r for r in ([c for c in batch if wanted(c)] for batch in rounds) if r]
+    line = f"settled; training {' and '.join(finish)} at every size for the 'label more data' option"
+    if seeds_of:
+        line += f", and {' and '.join(seeds_of)} at {largest:,} items to pick the best cheaper family"
+    return rest, line
 
 
 def _untrained(cells: list[Cell], tracker: Any) -> list[Cell]:

@@ -28,7 +28,7 @@ from advisor.verdict._numbers import not_a_plain_number, readable_number
 from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._sequential import EarlyVerdict, early_verdict, sequential_method
-from advisor.verdict._settled import curves_to_finish
+from advisor.verdict._settled import curves_to_finish, seeds_to_finish
 from advisor.verdict._slices import SliceFinding, slice_findings
 from advisor.verdict._synthetic import (
     DEFAULT_COSTS,
@@ -89,6 +89,7 @@ __all__ = [
     "run_thresholds",
     "score_gap",
     "score_gaps",
+    "seeds_to_finish",
     "sequential_method",
     "slice_findings",
 ]

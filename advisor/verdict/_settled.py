@@ -29,7 +29,7 @@ from advisor.analysis import Analysis
 from advisor.verdict import _codes as c
 from advisor.verdict._codes import Note
 from advisor.verdict._recommendation import Recommendation
-from advisor.vocabulary import ordered
+from advisor.vocabulary import is_frozen, ordered
 
 __all__ = [
     "budget_cut",
@@ -39,6 +39,7 @@ __all__ = [
     "finished_curves",
     "keep_settled",
     "note_budget",
+    "seeds_to_finish",
     "settled_stop",
     "waive_gates",
 ]
@@ -48,6 +49,14 @@ def curves_to_finish(claim: str, names: list[str]) -> list[str]:
     """The families whose every cell a run settled on ``claim`` still trains: for "use contextual" those
     whose learning curves the "label more data" rule extrapolates (the paper's baselines); none else."""
     return ordered(b for b in c.BASELINES if b in names) if claim == c.USE_CONTEXTUAL else []
+
+
+def seeds_to_finish(claim: str, names: list[str]) -> list[str]:
+    """The other cheaper frozen families (distilled) whose remaining seeds at the largest size a run
+    settled on "use contextual" still trains: the "label more data" rule reads the best cheaper family,
+    and chosen on fewer seeds than the full grid's that choice could differ from the full grid's."""
+    finish = curves_to_finish(claim, names)
+    return [e for e in names if finish and e not in finish and e != c.CONTEXTUAL and is_frozen(e)]
 
 
 def finished_curves(stop: dict[str, Any], names: list[str]) -> bool:

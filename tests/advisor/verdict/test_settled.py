@@ -192,3 +192,12 @@ def test_a_budget_stop_whose_cells_were_trained_since_says_nothing() -> None:
     rec = recommend(_cut({200: {"static": [0.50, 0.52], "contextual": [0.95, 0.96]}}, left))  # trained since
     assert not any(n.code == c.TIME_BUDGET for n in rec.caveat_notes)
     assert [p.code for p in rec.problems] == [c.FEW_SIZES]  # one size, and no cut to waive the gate for
+
+
+def test_only_the_other_cheaper_frozen_families_finish_their_seeds_after_a_settled_use_contextual() -> None:
+    from advisor.verdict import seeds_to_finish
+
+    names = ["random", "static", "distilled", "contextual", "finetuned"]
+    assert seeds_to_finish(c.USE_CONTEXTUAL, names) == ["distilled"]  # not the fine-tuned reference
+    assert seeds_to_finish(c.STATIC_ENOUGH, names) == []
+    assert seeds_to_finish(c.USE_CONTEXTUAL, ["static", "contextual"]) == []
