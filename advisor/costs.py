@@ -153,7 +153,6 @@ def serving_provenance(device: str, sample_size: int, repeats: int, threads: int
         "torch_threads": int(threads),
         "batch_sizes": list(BATCH_SIZES),
         "sample_size": int(sample_size),
-        "same_items": True,  # both batch sizes timed on the whole sample (older runs: batch 1 on a prefix)
         "repeats": int(repeats),
         "stable_within": STABLE_WITHIN,
         "max_runs": MAX_RUNS,

@@ -22,6 +22,7 @@ from advisor.contextuality import encoder_name, sweep_summary
 from advisor.settings import DEFAULT_POOLING
 from advisor.tracking import find_layer_sweeps
 from advisor.tracking import load_layer_sweep as load_sweep_run
+from advisor.verdict import readable_number
 
 __all__ = [
     "CONTEXTUALITY_LABELS",
@@ -171,6 +172,5 @@ def sweep_label(run: Any) -> str:
     params = run.data.params
     data = Path(params.get("data", "?")).name
     started = pd.Timestamp(run.info.start_time, unit="ms").strftime("%Y-%m-%d %H:%M")
-    size = params.get("size", "?")
-    size = f"{int(size):,}" if str(size).isdigit() else size  # "1,730 items", as every other count
+    size = readable_number(params.get("size", "?"))  # "1,730 items", as every other count
     return f"{data} · {params.get('task', '?')} · {size} items · {started} · {run.info.run_id[:8]}"
