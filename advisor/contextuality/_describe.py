@@ -16,6 +16,7 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.embeddings import is_sentence_embedding_model
+from advisor.numbers import readable_number
 from advisor.settings import DEFAULT_POOLING
 
 __all__ = [
@@ -116,7 +117,7 @@ def _contextuality_sentence(analysis: Analysis) -> str | None:
         return None
     first, last = table.iloc[0], table.iloc[-1]
     words = analysis.params.get("contextuality_words", "?")
-    words = f"{int(words):,}" if str(words).isdigit() else words  # a param: read back as text
+    words = readable_number(words)  # a param, read back as text: '12345' -> '12,345', '?' stays
     best = table.loc[table["self_similarity_adjusted"].idxmin()]
     return (
         f"How contextual the encoder is on this data (Ethayarajh 2019; {words} training words with ≥ 5 occurrences): "

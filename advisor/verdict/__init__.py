@@ -8,6 +8,7 @@ words them (``Recommendation.headline`` / ``reasons`` / ``caveats`` ask it too).
 
 from __future__ import annotations
 
+from advisor.numbers import not_a_plain_number, readable_number
 from advisor.stats import ItemScores, Resampler, holm, item_scores
 from advisor.verdict._codes import VERDICTS, Note
 from advisor.verdict._cost import COST_COLUMNS, MIN_MEASURABLE_MB, CostComparison, compare_costs
@@ -24,7 +25,6 @@ from advisor.verdict._fit import (
 )
 from advisor.verdict._gaps import PAIRS, ScoreGap, curve_summary, score_gap, score_gaps
 from advisor.verdict._method import method_notes
-from advisor.verdict._numbers import not_a_plain_number, readable_number
 from advisor.verdict._recommend import enough_rule, recommend
 from advisor.verdict._recommendation import Recommendation
 from advisor.verdict._sequential import EarlyVerdict, early_verdict, sequential_method

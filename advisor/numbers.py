@@ -2,7 +2,7 @@
 
 Why one function: a cost table that writes "1.12e+03" next to "71,748", or "0.000975" next to
 "9.75e-04", makes the reader decode notation instead of compare numbers. A leaf: it imports nothing
-of the verdict.
+of the advisor, so every package (the verdict, contextuality, the app) calls it without a cycle.
 """
 
 from __future__ import annotations
