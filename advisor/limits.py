@@ -20,7 +20,7 @@ LIMITS: dict[str, tuple[int, str]] = {
         10_000_000,
         "the profiles stop cells after a few thousand steps; 10 million is already weeks",
     ),
-    "patience": (10_000, "patience counts dev evaluations (every 20-100 steps); the profiles use 3-5"),
+    "patience": (10_000, "patience counts dev evaluations (every 20-100 steps); the profiles use 3-8"),
     "random_dim": (16_384, "wider than any encoder (BERT-large is 1024); every token takes dim x 4 bytes"),
     "finetune_epochs": (1000, "fine-tuning converges in a few epochs; the default is 10"),
     "finetune_seeds": (1000, "the fine-tuned reference uses at most the grid's seeds"),

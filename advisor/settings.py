@@ -247,7 +247,7 @@ SETTINGS: tuple[Setting, ...] = (
         "patience",
         "int",
         ("--patience",),
-        "dev evaluations without improvement before a cell stops (default from the profile)",
+        "dev evaluations without improvement before the learning rate is halved (twice), then before a cell stops (default from the profile)",
         "grid",
     ),
     _s("until", "text", ("--until",), _UNTIL_HELP, "grid"),

@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from advisor import cache
 from advisor._error_codes import E211, E503_CLI
 from advisor.cli._app import app, console, err_console, titled_table
 from advisor.cli._options import DataOptions, check_output_file, with_data_options
@@ -72,7 +73,8 @@ def metrics_command(
     cache_dir: Annotated[
         Path | None,
         typer.Option(
-            "--cache-dir", help="parse cache (default: $ADVISOR_CACHE_DIR/parses or ~/.cache/advisor/parses)"
+            "--cache-dir",
+            help="cache root, as on run: parses go in its parses/ (default: $ADVISOR_CACHE_DIR or ~/.cache/advisor)",
         ),
     ] = None,
     difficult_share: Annotated[
@@ -99,7 +101,8 @@ def metrics_command(
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     loaded = time.perf_counter()
-    table = item_metrics(splits.train, splits.test, spacy_model, level=level, cache_dir=cache_dir)
+    parses = cache.cache_dir("parses", cache_dir) if cache_dir is not None else None  # same layout as run
+    table = item_metrics(splits.train, splits.test, spacy_model, level=level, cache_dir=parses)
     summary = summarize_metrics(table, PartitionRule(target_share=difficult_share))
     computed = time.perf_counter()
     unit = {"entity": "entities", "token": "tokens"}.get(table.attrs["level"], "sentences")

@@ -57,6 +57,8 @@ def test_classify_metrics_with_a_local_parser(advisor_cli, tmp_path: Path) -> No
     assert code == 0, stderr
     for name in ("classify_complexity", "classify_ambiguity", "classify_unseen"):
         assert name in stdout
-    assert list((tmp_path / "cache").rglob("*.spacy"))
+    # --cache-dir is the cache root, as on run: the parses sit in its parses/ folder, shared with run
+    parses = list((tmp_path / "cache").rglob("*.spacy"))
+    assert parses and all(p.relative_to(tmp_path / "cache").parts[0] == "parses" for p in parses)
     # every evaluation sentence has exactly one new word out of four
     assert "100% at 0.25" in stdout
