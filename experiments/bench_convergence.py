@@ -1,7 +1,7 @@
 """Benchmark (issue 26): does every cell converge under the default budget? A 4x budget must not move it.
 
     nice -n 5 python experiments/bench_convergence.py wnut17 trec subj [--profile default]
-        [--embeddings random,static,contextual] [--out DIR] [--workers 2]
+        [--embeddings random,static,contextual] [--out DIR] [--workers 2] [--against 4x|floor=N]
 
 For each dataset two ``advisor run`` analyses of the profile's grid, same seeds, same feature cache:
 the profile's budget, and a 4x budget (step ceiling x 4, patience x 2; the floor and the number of
@@ -22,6 +22,12 @@ a family than the default one did, that family is trained once more under the 4x
 default's rate (a third analysis of that family alone, the same sizes and seeds) and that is the
 ``4x`` column. The re-tuned 4x score is still printed (column ``4x re-tuned``), because a rate
 choice that flips with the budget is a variance of its own that the budget comparison does not show.
+
+``--against floor=N`` audits the other end of the rule (issue 30's cheapest lever): the profile with
+its step floor lowered to ``N`` (ceiling and patience unchanged) in place of the 4x budget. The same
+rows, the same tolerance; the paired test then asks whether the *default* (the larger budget) scores
+higher beyond noise, i.e. whether the lower floor under-trains. If no row moves, the floor can come
+down and every small cell gets cheaper without changing what is measured.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -54,19 +61,56 @@ EXTRA = {"subj": {"task": "classify", "data": "subj/subj.all", "dev": None, "tes
 TOLERANCE_PTS = 1.0
 
 
-def settings_for(name: str, args: argparse.Namespace, budget: str) -> RunSettings:
+@dataclass(frozen=True)
+class Variant:
+    """The budget the profile's default is compared with: 4x (ceiling x 4, patience x 2) or a lower floor."""
+
+    label: str  # how the tables name it: "4x", "floor 300"
+    profile: str  # the profile its analyses run under (a lowered floor is a profile of its own)
+    scale: int = 1  # ceiling x scale, patience x 2 when scale > 1
+    larger: bool = True  # whether it is the larger budget (4x) or the smaller one (a lower floor)
+
+    @property
+    def key(self) -> str:
+        """Its folder and experiment name."""
+        return self.label.replace(" ", "")
+
+
+def parse_variant(text: str, profile: str) -> Variant:
+    """``4x`` or ``floor=N`` (N below the profile's floor; registered as the profile ``<profile>-floorN``)."""
+    if text == "4x":
+        return Variant("4x", profile, scale=4)
+    match = re.fullmatch(r"floor=(\d+)", text)
+    base = profiles.get(profile)
+    if match is None or not 0 < int(match.group(1)) < base.min_steps:
+        raise SystemExit(
+            f"--against: 4x or floor=N with 0 < N < {base.min_steps} (the {profile} floor), not {text!r}"
+        )
+    floor = int(match.group(1))
+    name = f"{profile}-floor{floor}"
+    if name not in profiles.names():
+        profiles.register(name, description=f"{profile} with a floor of {floor} steps")(
+            replace(base, name=name, min_steps=floor)
+        )
+    return Variant(f"floor {floor}", name, larger=False)
+
+
+def settings_for(
+    name: str, args: argparse.Namespace, budget: str, variant: Variant | None = None
+) -> RunSettings:
+    """One analysis: the profile's default budget (``variant`` None) or the variant's, stored under ``budget``."""
     spec = {**DATASETS, **EXTRA}[name]
     store = args.out / name / budget
     store.mkdir(parents=True, exist_ok=True)
-    profile = profiles.get(args.profile)
-    scale = 1 if budget == "default" else 4
+    profile = profiles.get(variant.profile if variant else args.profile)
+    scale = variant.scale if variant else 1
     return RunSettings(
         data=str(args.data / str(spec["data"])),
         task=str(spec["task"]),
         dev=str(args.data / str(spec["dev"])) if spec["dev"] else None,
         test=str(args.data / str(spec["test"])) if spec["test"] else None,
         embeddings=args.embeddings,
-        profile=args.profile,
+        profile=profile.name,
         max_steps=profile.max_steps * scale,
         patience=profile.patience * (2 if scale > 1 else 1),
         tracking_uri=f"sqlite:///{store}/mlflow.db",
@@ -97,13 +141,15 @@ def run_curves(settings: RunSettings) -> Curves:
     return Curves(cells, rates, seconds)
 
 
-def at_default_rates(name: str, args: argparse.Namespace, default: Curves, retuned: Curves) -> Curves:
-    """The 4x cells at the default analysis's rates: a family whose rate flipped is trained again."""
+def at_default_rates(
+    name: str, args: argparse.Namespace, default: Curves, retuned: Curves, variant: Variant
+) -> Curves:
+    """The variant's cells at the default analysis's rates: a family whose rate flipped is trained again."""
     flipped = [f for f, lr in default.rates.items() if retuned.rates.get(f) != lr]
     cells, seconds = retuned.cells[~retuned.cells["embedding"].isin(flipped)], retuned.seconds
     sizes = sorted(int(size) for size in default.cells["size"].unique())
     for family in flipped:
-        settings = settings_for(name, args, f"4x-{family}-lr{default.rates[family]:g}")
+        settings = settings_for(name, args, f"{variant.key}-{family}-lr{default.rates[family]:g}", variant)
         settings = replace(settings, embeddings=[family], lr=default.rates[family], sizes=sizes)
         again = run_curves(settings)
         cells, seconds = pd.concat([cells, again.cells], ignore_index=True), seconds + again.seconds
@@ -123,9 +169,10 @@ def _summary(curves: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def paired(default: pd.DataFrame, larger: pd.DataFrame) -> pd.DataFrame:
-    """Per (family, size): the paired t of default - 4x over the seeds both trained, and its one-sided
-    p-value for "4x is higher" (nan where fewer than two seeds pair up or the differences are all equal)."""
+def paired(default: pd.DataFrame, larger: pd.DataFrame, variant_larger: bool = True) -> pd.DataFrame:
+    """Per (family, size): the paired t of default - variant over the seeds both trained, and its one-sided
+    p-value for "the larger budget is higher" (the variant when ``variant_larger``, else the default; the
+    column keeps its name) — nan where fewer than two seeds pair up or the differences are all equal."""
     keys = ["embedding", "size", "seed"]
     both = default[[*keys, "score"]].merge(larger[[*keys, "score"]], on=keys, suffixes=("_d", "_4x"))
     both["d"] = (both["score_d"] - both["score_4x"]) * 100
@@ -133,8 +180,9 @@ def paired(default: pd.DataFrame, larger: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"n": grouped.size(), "mean": grouped.mean(), "sd": grouped.std(ddof=1)})
     se = out["sd"] / out["n"] ** 0.5
     out["t"] = (out["mean"] / se).where(se > 0)
+    tail = stats.t.cdf if variant_larger else stats.t.sf
     out["p_4x_higher"] = [
-        float(stats.t.cdf(t, n - 1)) if math.isfinite(t) and n > 1 else float("nan")
+        float(tail(t, n - 1)) if math.isfinite(t) and n > 1 else float("nan")
         for t, n in zip(out["t"], out["n"], strict=True)
     ]
     return out[["t", "p_4x_higher"]]
@@ -151,7 +199,7 @@ def holm(p_values: pd.Series, alpha: float = 0.05) -> pd.Series:
     return rejected
 
 
-def compare(default: Curves, larger: Curves, retuned: Curves) -> pd.DataFrame:
+def compare(default: Curves, larger: Curves, retuned: Curves, variant_larger: bool = True) -> pd.DataFrame:
     """One row per (family, size): both budgets at one rate, the difference, the pooled seed std, converged
     or not; and the 4x score under the 4x analysis's own rate choice."""
     a, b = _summary(default.cells), _summary(larger.cells)
@@ -160,7 +208,7 @@ def compare(default: Curves, larger: Curves, retuned: Curves) -> pd.DataFrame:
     rows["diff"] = rows["mean_default"] - rows["mean_4x"]
     rows["pooled_std"] = ((rows["std_default"] ** 2 + rows["std_4x"] ** 2) / 2) ** 0.5
     rows["converged"] = rows["diff"].abs() <= rows["pooled_std"].clip(lower=TOLERANCE_PTS)
-    rows = rows.join(paired(default.cells, larger.cells), how="left")
+    rows = rows.join(paired(default.cells, larger.cells, variant_larger), how="left")
     rows["higher_4x"] = holm(rows["p_4x_higher"])
     rows = rows.reset_index()
     rows["rates"] = [_rates(default, retuned, family) for family in rows["embedding"]]
@@ -173,23 +221,12 @@ def _rates(default: Curves, retuned: Curves, family: str) -> str:
     return f"{lr:g}" if own == lr else f"{lr:g} (4x chose {own:g})"
 
 
-def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float]) -> Table:
-    title = f"{name}: default budget vs 4x (ceiling x 4, patience x 2); score x 100, mean ± seed std"
-    table = Table(title=title)
-    columns = (
-        "family",
-        "size",
-        "lr",
-        "default",
-        "4x",
-        "diff",
-        "seed std",
-        "steps def/4x",
-        "under-trained",
-        "ok",
-        "paired t",
-    )
-    for column in (*columns, "4x re-tuned"):
+def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float], variant: Variant) -> Table:
+    v = variant.label
+    how = "ceiling x 4, patience x 2" if variant.larger else "ceiling and patience unchanged"
+    table = Table(title=f"{name}: default budget vs {v} ({how}); score x 100, mean ± seed std")
+    columns = ("family", "size", "lr", "default", v, "diff", "seed std", f"steps def/{v}", "under-trained")
+    for column in (*columns, "ok", "paired t", f"{v} re-tuned"):
         table.add_column(column, justify="left" if column in ("family", "lr") else "right")
     for r in rows.itertuples():
         table.add_row(
@@ -207,25 +244,37 @@ def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float]) -> Table:
             "" if "chose" not in r.rates else f"{r.retuned_4x:.1f}",
         )
     walls = ", ".join(f"{budget} {s:,.0f} s" for budget, s in seconds.items())
+    larger = v if variant.larger else "default"
     table.caption = (
-        f"wall: {walls}; paired t: mean of the per-seed (default − 4x) differences over its standard error, "
-        "* = 4x higher beyond noise (one-sided, Holm over the rows); "
-        "4x re-tuned: the 4x analysis's own rate choice (shown where it differs)"
+        f"wall: {walls}; paired t: mean of the per-seed (default − {v}) differences over its standard error, "
+        f"* = {larger} higher beyond noise (one-sided, Holm over the rows); "
+        f"{v} re-tuned: the {v} analysis's own rate choice (shown where it differs)"
     )
     return table
 
 
-def _direction(failing: pd.DataFrame) -> str:
-    """Under-training predicts the 4x budget scoring *higher*; a 4x that scores lower is selection noise."""
+def _direction(failing: pd.DataFrame, variant: Variant) -> str:
+    """Under-training predicts the larger budget scoring *higher*; the other direction is selection noise."""
+    v, larger = variant.label, variant.label if variant.larger else "default"
     higher, lower = int((failing["diff"] < 0).sum()), int((failing["diff"] > 0).sum())
-    return f"  beyond tolerance: 4x higher in {higher}, 4x lower in {lower} (under-training would make 4x higher)"
+    return f"  beyond tolerance: {v} higher in {higher}, {v} lower in {lower} (under-training would make {larger} higher)"
 
 
-def _under_trained_beyond_noise(rows: pd.DataFrame) -> str:
-    """The rows where more budget paid beyond seed noise: the ones the default budget under-trains."""
+def _under_trained_beyond_noise(rows: pd.DataFrame, variant: Variant) -> str:
+    """The rows where the larger budget paid beyond seed noise: the ones the smaller budget under-trains."""
     hits = rows[rows["higher_4x"]]
     named = ", ".join(f"{r.embedding} {r.size:,}" for r in hits.itertuples()) or "none"
-    return f"  4x higher beyond noise (paired, one-sided, Holm at 5 % over {len(rows)} rows): {named}"
+    larger = variant.label if variant.larger else "default"
+    return f"  {larger} higher beyond noise (paired, one-sided, Holm at 5 % over {len(rows)} rows): {named}"
+
+
+def _steps_line(default: pd.DataFrame, other: pd.DataFrame, label: str) -> str:
+    """What the variant costs in optimizer steps, summed over the cells both analyses trained."""
+    keys = ["embedding", "size", "seed"]
+    both = default[[*keys, "steps"]].merge(other[[*keys, "steps"]], on=keys, suffixes=("_d", "_v"))
+    a, b = float(both["steps_d"].sum()), float(both["steps_v"].sum())
+    share = f" ({b / a:.0%} of the default)" if a > 0 else ""
+    return f"  optimizer steps over {len(both)} cells: default {a:,.0f}, {label} {b:,.0f}{share}"
 
 
 def main() -> None:
@@ -238,23 +287,27 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=Path(".bench/convergence"))
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--against", default="4x", help="4x (default) or floor=N: a lower step floor")
     args = parser.parse_args()
+    variant = parse_variant(args.against, args.profile)
     console = Console(width=140)
-    worst = 0.0
+    worst, v = 0.0, variant.label
     for name in args.datasets:
         default = run_curves(settings_for(name, args, "default"))
-        retuned = run_curves(settings_for(name, args, "4x"))
-        larger = at_default_rates(name, args, default, retuned)
-        rows = compare(default, larger, retuned)
-        seconds = {"default": default.seconds, "4x": retuned.seconds, "4x at default rates": larger.seconds}
-        console.print(_table(name, rows, seconds))
+        retuned = run_curves(settings_for(name, args, variant.key, variant))
+        other = at_default_rates(name, args, default, retuned, variant)
+        rows = compare(default, other, retuned, variant.larger)
+        seconds = {"default": default.seconds, v: retuned.seconds, f"{v} at default rates": other.seconds}
+        console.print(_table(name, rows, seconds, variant))
         worst = max(worst, float(rows["diff"].abs().max()))
         failing = rows[~rows["converged"]]
-        console.print(f"{name}: {len(rows) - len(failing)} of {len(rows)} (family, size) converged")
-        console.print(_direction(failing))
-        console.print(_under_trained_beyond_noise(rows))
+        outcome = "converged" if variant.larger else f"unchanged by the {v}"
+        console.print(f"{name}: {len(rows) - len(failing)} of {len(rows)} (family, size) {outcome}")
+        console.print(_direction(failing, variant))
+        console.print(_under_trained_beyond_noise(rows, variant))
+        console.print(_steps_line(default.cells, other.cells, v))
     load = os.getloadavg()[0]
-    console.print(f"max |default − 4x|: {worst:.1f} pts  (load average {load:.2f}, {os.cpu_count()} cores)")
+    console.print(f"max |default − {v}|: {worst:.1f} pts  (load average {load:.2f}, {os.cpu_count()} cores)")
     if not math.isfinite(worst):
         raise SystemExit(1)
 

@@ -42,3 +42,51 @@ def test_holm_steps_down_and_never_rejects_a_missing_p() -> None:
     rejected = bench.holm(p)
     assert list(rejected) == [True, False, False, False]  # 0.03 > 0.05 / 2 stops the step-down
     assert list(bench.holm(pd.Series([0.001, 0.02], index=list("ab")))) == [True, True]
+
+
+def test_a_lower_floor_is_the_smaller_budget_and_its_own_profile() -> None:
+    bench = load_experiment("bench_convergence")
+    from advisor.grid import profiles
+
+    variant = bench.parse_variant("floor=300", "default")
+    try:
+        assert variant.label == "floor 300" and variant.key == "floor300" and not variant.larger
+        lowered, default = profiles.get(variant.profile), profiles.get("default")
+        assert lowered.min_steps == 300
+        assert (lowered.max_steps, lowered.patience, lowered.lr_grid) == (
+            default.max_steps,
+            default.patience,
+            default.lr_grid,
+        )
+        assert bench.parse_variant("floor=300", "default") == variant  # registered once
+        assert bench.parse_variant("4x", "default").larger
+    finally:
+        profiles.unregister(variant.profile)
+
+
+def test_a_floor_at_or_above_the_profiles_is_refused() -> None:
+    import pytest
+
+    bench = load_experiment("bench_convergence")
+    for text in ("floor=600", "floor=0", "floor=abc", "8x"):
+        with pytest.raises(SystemExit, match="--against"):
+            bench.parse_variant(text, "default")
+
+
+def test_with_a_lower_floor_the_paired_test_asks_whether_the_default_is_higher() -> None:
+    bench = load_experiment("bench_convergence")
+    default = _cells({("static", 100): [0.52, 0.62, 0.721]})
+    lowered = _cells({("static", 100): [0.50, 0.60, 0.70]})
+    as_larger = bench.paired(default, lowered, variant_larger=True).loc[("static", 100)]
+    as_smaller = bench.paired(default, lowered, variant_larger=False).loc[("static", 100)]
+    assert as_larger["p_4x_higher"] > 0.99  # the variant is not higher
+    assert as_smaller["p_4x_higher"] < 0.01  # the default (the larger budget) is higher in every seed
+
+
+def test_the_steps_line_sums_the_cells_both_trained() -> None:
+    bench = load_experiment("bench_convergence")
+    keys = {"embedding": ["static", "static"], "size": [100, 200], "seed": [0, 0]}
+    default = pd.DataFrame({**keys, "steps": [900, 1200]})
+    lowered = pd.DataFrame({**keys, "steps": [600, 1200]})
+    line = bench._steps_line(default, lowered, "floor 300")
+    assert "over 2 cells: default 2,100, floor 300 1,800 (86% of the default)" in line
