@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from matplotlib.figure import Figure
 
 from advisor.analysis import Analysis
-from advisor.contextuality import layer_figures, layer_report
+from advisor.contextuality import encoder_name, layer_figures, layer_report
 from advisor.plots import (
     plot_costs,
     plot_data_efficiency,
@@ -288,6 +288,12 @@ def _ceiling_text(rec: Recommendation) -> str:
     return f"{ceiling:,}" if ceiling else "the profile's"
 
 
+def _model_name(model: Any) -> Any:
+    """A model the run loaded from a folder, by name (the packaged encoder's folder is this machine's
+    site-packages, which says nothing to a reader); hub ids and ``packaged:`` names stay as they are."""
+    return encoder_name(model) if isinstance(model, str) and Path(model).is_absolute() else model
+
+
 def _context(
     analysis: Analysis, rec: Recommendation, figures: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
@@ -296,7 +302,8 @@ def _context(
     if analysis.embeddings is not None and len(analysis.embeddings):
         shown = [c for c in EMBEDDING_COLUMNS if c in analysis.embeddings.columns]
         embeddings = [
-            {k: _cell(v) for k, v in row.items()} for row in analysis.embeddings[shown].to_dict("records")
+            {k: _cell(_model_name(v) if k == "model" else v) for k, v in row.items()}
+            for row in analysis.embeddings[shown].to_dict("records")
         ]
     params = [
         (k, _param(k, v))

