@@ -50,6 +50,7 @@ def test_stop_ends_the_run_killed_and_keeps_finished_cells(
         contextual=str(tiny_bert_dir),
         static=str(tiny_vectors_file),
         random_dim=16,
+        lr=0.01,  # no learning-rate trials (18 models before any cell: minutes on a loaded 2-core machine)
         tracking_uri=uri,
         experiment="stop-test",
         device="cpu",
