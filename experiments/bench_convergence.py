@@ -75,6 +75,11 @@ class Variant:
         """Its folder and experiment name."""
         return self.label.replace(" ", "")
 
+    @property
+    def larger_side(self) -> str:
+        """The analysis with the larger budget, as the tables name it: the one under-training would favour."""
+        return self.label if self.larger else "default"
+
 
 def parse_variant(text: str, profile: str) -> Variant:
     """``4x`` or ``floor=N`` (N below the profile's floor; registered as the profile ``<profile>-floorN``)."""
@@ -199,7 +204,7 @@ def holm(p_values: pd.Series, alpha: float = 0.05) -> pd.Series:
     return rejected
 
 
-def compare(default: Curves, larger: Curves, retuned: Curves, variant_larger: bool = True) -> pd.DataFrame:
+def compare(default: Curves, larger: Curves, retuned: Curves, variant: Variant) -> pd.DataFrame:
     """One row per (family, size): both budgets at one rate, the difference, the pooled seed std, converged
     or not; and the 4x score under the 4x analysis's own rate choice."""
     a, b = _summary(default.cells), _summary(larger.cells)
@@ -208,17 +213,17 @@ def compare(default: Curves, larger: Curves, retuned: Curves, variant_larger: bo
     rows["diff"] = rows["mean_default"] - rows["mean_4x"]
     rows["pooled_std"] = ((rows["std_default"] ** 2 + rows["std_4x"] ** 2) / 2) ** 0.5
     rows["converged"] = rows["diff"].abs() <= rows["pooled_std"].clip(lower=TOLERANCE_PTS)
-    rows = rows.join(paired(default.cells, larger.cells, variant_larger), how="left")
+    rows = rows.join(paired(default.cells, larger.cells, variant.larger), how="left")
     rows["higher_4x"] = holm(rows["p_4x_higher"])
     rows = rows.reset_index()
-    rows["rates"] = [_rates(default, retuned, family) for family in rows["embedding"]]
+    rows["rates"] = [_rates(default, retuned, family, variant.label) for family in rows["embedding"]]
     return rows
 
 
-def _rates(default: Curves, retuned: Curves, family: str) -> str:
-    """The rate both budgets trained at, and the 4x analysis's own choice where it differed."""
+def _rates(default: Curves, retuned: Curves, family: str, label: str) -> str:
+    """The rate both budgets trained at, and the variant analysis's own choice where it differed."""
     lr, own = default.rates.get(family), retuned.rates.get(family)
-    return f"{lr:g}" if own == lr else f"{lr:g} (4x chose {own:g})"
+    return f"{lr:g}" if own == lr else f"{lr:g} ({label} chose {own:g})"
 
 
 def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float], variant: Variant) -> Table:
@@ -244,10 +249,9 @@ def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float], variant: Va
             "" if "chose" not in r.rates else f"{r.retuned_4x:.1f}",
         )
     walls = ", ".join(f"{budget} {s:,.0f} s" for budget, s in seconds.items())
-    larger = v if variant.larger else "default"
     table.caption = (
         f"wall: {walls}; paired t: mean of the per-seed (default − {v}) differences over its standard error, "
-        f"* = {larger} higher beyond noise (one-sided, Holm over the rows); "
+        f"* = {variant.larger_side} higher beyond noise (one-sided, Holm over the rows); "
         f"{v} re-tuned: the {v} analysis's own rate choice (shown where it differs)"
     )
     return table
@@ -255,17 +259,19 @@ def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float], variant: Va
 
 def _direction(failing: pd.DataFrame, variant: Variant) -> str:
     """Under-training predicts the larger budget scoring *higher*; the other direction is selection noise."""
-    v, larger = variant.label, variant.label if variant.larger else "default"
+    v = variant.label
     higher, lower = int((failing["diff"] < 0).sum()), int((failing["diff"] > 0).sum())
-    return f"  beyond tolerance: {v} higher in {higher}, {v} lower in {lower} (under-training would make {larger} higher)"
+    return (
+        f"  beyond tolerance: {v} higher in {higher}, {v} lower in {lower} "
+        f"(under-training would make {variant.larger_side} higher)"
+    )
 
 
 def _under_trained_beyond_noise(rows: pd.DataFrame, variant: Variant) -> str:
     """The rows where the larger budget paid beyond seed noise: the ones the smaller budget under-trains."""
     hits = rows[rows["higher_4x"]]
     named = ", ".join(f"{r.embedding} {r.size:,}" for r in hits.itertuples()) or "none"
-    larger = variant.label if variant.larger else "default"
-    return f"  {larger} higher beyond noise (paired, one-sided, Holm at 5 % over {len(rows)} rows): {named}"
+    return f"  {variant.larger_side} higher beyond noise (paired, one-sided, Holm at 5 % over {len(rows)} rows): {named}"
 
 
 def _steps_line(default: pd.DataFrame, other: pd.DataFrame, label: str) -> str:
@@ -296,7 +302,7 @@ def main() -> None:
         default = run_curves(settings_for(name, args, "default"))
         retuned = run_curves(settings_for(name, args, variant.key, variant))
         other = at_default_rates(name, args, default, retuned, variant)
-        rows = compare(default, other, retuned, variant.larger)
+        rows = compare(default, other, retuned, variant)
         seconds = {"default": default.seconds, v: retuned.seconds, f"{v} at default rates": other.seconds}
         console.print(_table(name, rows, seconds, variant))
         worst = max(worst, float(rows["diff"].abs().max()))

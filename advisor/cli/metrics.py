@@ -101,7 +101,7 @@ def metrics_command(
     for warning in dict.fromkeys(splits.warnings):
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     loaded = time.perf_counter()
-    parses = cache.cache_dir("parses", cache_dir) if cache_dir is not None else None  # same layout as run
+    parses = cache.cache_dir("parses", cache_dir)  # the root's parses/, as on run (None: the configured root)
     table = item_metrics(splits.train, splits.test, spacy_model, level=level, cache_dir=parses)
     summary = summarize_metrics(table, PartitionRule(target_share=difficult_share))
     computed = time.perf_counter()

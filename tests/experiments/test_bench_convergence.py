@@ -90,3 +90,12 @@ def test_the_steps_line_sums_the_cells_both_trained() -> None:
     lowered = pd.DataFrame({**keys, "steps": [600, 1200]})
     line = bench._steps_line(default, lowered, "floor 300")
     assert "over 2 cells: default 2,100, floor 300 1,800 (86% of the default)" in line
+
+
+def test_a_flipped_rate_and_the_larger_budget_are_named_by_the_variant() -> None:
+    bench = load_experiment("bench_convergence")
+    default = bench.Curves(pd.DataFrame(), {"random": 0.001}, 1.0)
+    retuned = bench.Curves(pd.DataFrame(), {"random": 0.01}, 1.0)
+    assert bench._rates(default, retuned, "random", "floor 300") == "0.001 (floor 300 chose 0.01)"
+    lowered = bench.Variant("floor 300", "default-floor300", larger=False)
+    assert lowered.larger_side == "default" and bench.Variant("4x", "default", scale=4).larger_side == "4x"
