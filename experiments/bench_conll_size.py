@@ -1,6 +1,7 @@
 """Benchmark (issue 17): a CoNLL-2003-size ``advisor run`` with the default profile, cold, then re-run.
 
     python experiments/bench_conll_size.py [--data-dir ../shared/data/wnut17] [--profile default] [--precision auto]
+        [--device cuda] [--no-difficulty] [--progress]
 
 CoNLL-2003 itself is not in ../shared/data, so a proxy of the same shape is built from WNUT-17:
 14,041 / 3,250 / 3,453 sentences (train / dev / test), cycling through WNUT-17's train, dev and
@@ -26,7 +27,7 @@ import os
 import resource
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from advisor.analysis import Analysis
+    from advisor.runner import ProgressEvent
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wnut17"
 CONLL2003_SHAPE = {"train": 14_041, "dev": 3_250, "test": 3_453}
@@ -86,6 +88,20 @@ def write_proxy(data_dir: Path, out_dir: Path) -> dict[str, Path]:
     return paths
 
 
+def progress_printer() -> Callable[[ProgressEvent], None]:
+    """Print a run's events with the seconds since the first: a stopped run still says where time went."""
+    start = time.perf_counter()
+
+    def show(event: ProgressEvent) -> None:
+        cell = f" {event.cell.embedding} size {event.cell.size} seed {event.cell.seed}" if event.cell else ""
+        steps = f" {event.steps} steps" if event.steps else ""
+        print(
+            f"[{time.perf_counter() - start:7.1f} s] {event.stage}{cell}{steps} {event.message}", flush=True
+        )
+
+    return show
+
+
 def cpu_seconds() -> float:
     """User + system CPU of this process and every finished child (the training workers)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -116,6 +132,17 @@ def main() -> None:
     parser.add_argument("--profile", default="default")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--precision", default="auto", help="auto, float32 or bfloat16 (advisor --precision)")
+    parser.add_argument(
+        "--device", default=None, help="cpu, cuda, cuda:N (advisor --device; default: a GPU when visible)"
+    )
+    parser.add_argument(
+        "--progress", action="store_true", help="print every stage and cell as it ends (seconds since start)"
+    )
+    parser.add_argument(
+        "--no-difficulty",
+        action="store_true",
+        help="skip the parse-based difficulty (advisor --no-difficulty)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from advisor.runner import run_analysis
@@ -133,13 +160,15 @@ def main() -> None:
             profile=args.profile,
             workers=args.workers,
             precision=args.precision,
+            device=args.device,
+            difficulty=not args.no_difficulty,
             tracking_uri=f"sqlite:///{tmp}/mlflow.db",
             cache_dir=str(Path(tmp) / "cache"),
         )
         rows = []
         for label in ("cold", "identical re-run"):
             cpu0, t0 = cpu_seconds(), time.perf_counter()
-            outcome = run_analysis(settings)
+            outcome = run_analysis(settings, progress=progress_printer() if args.progress else None)
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
             rows.append((label, wall, cpu, outcome))
             print(f"{label} run wall: {wall:.0f} s" if label == "cold" else f"{label} wall: {wall:.1f} s")

@@ -63,3 +63,15 @@ def test_steps_per_family_counts_cells_sums_steps_and_takes_the_median() -> None
     )
     assert bench.steps_per_family(curves) == {"contextual": (1, 600, 600.0), "static": (3, 4800, 1000.0)}
     assert bench.steps_per_family(curves.drop(columns="steps")) == {}  # an old store: no steps logged
+
+
+def test_progress_printer_says_the_stage_the_cell_and_its_steps(capsys) -> None:
+    from advisor.grid import Cell
+    from advisor.runner import ProgressEvent
+
+    show = load_experiment("bench_conll_size").progress_printer()
+    show(ProgressEvent(stage="tune", cell=Cell("static", 3510, 1, lr=0.01), steps=2420))
+    show(ProgressEvent(stage="featurize", message="featurizing with contextual"))
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("[") and first.endswith("s] tune static size 3510 seed 1 2420 steps ")
+    assert second.endswith("s] featurize featurizing with contextual")
