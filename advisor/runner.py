@@ -49,6 +49,7 @@ from advisor.pipeline import (
     recorded_seconds_per_step,
     reusing,
     run_stages,
+    start_method,
     then_own_trainers,
     timed_trials,
     train_cells,
@@ -356,7 +357,8 @@ def _start_cells(
             from advisor.backends import ray_train_cells
 
             return ray_train_cells(cells, state, settings.workers, settings.ray_address, plan.device)
-        return train_cells(cells, state, worker_count(settings.workers, plan.device, len(cells)))
+        workers = worker_count(settings.workers, plan.device, len(cells))
+        return train_cells(cells, state, workers, start_method(plan.device))
 
     t_tune = time.perf_counter()
     timed = timed_trials(execute, notify, clock, ProgressEvent)  # the chosen rate's go into ``trials``

@@ -404,7 +404,7 @@ SETTINGS: tuple[Setting, ...] = (
         "workers",
         "int",
         ("--workers",),
-        "parallel training processes on CPU (default: one per core, at most 8; one on a GPU or outside Linux)",
+        "parallel training processes (default: one per core, at most 8; one outside Linux); on a GPU they share it",
         "compute",
     ),
     _s(

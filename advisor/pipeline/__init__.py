@@ -43,6 +43,7 @@ from advisor.pipeline._plan import (
 from advisor.pipeline._report import final_report
 from advisor.pipeline._rounds import Stop, check_until, train_until_decided
 from advisor.pipeline._sink import CellSink, cell_metrics, predictions_frame, predictions_from_frame
+from advisor.pipeline._spawn import start_method
 from advisor.pipeline._speed import record_encoder_speed, record_training_speed, recorded_seconds_per_step
 from advisor.pipeline._stages import ANALYSIS_STAGES, Stage, StageContext, run_stages
 from advisor.pipeline._tune import (
@@ -104,6 +105,7 @@ __all__ = [
     "reusing",
     "run_cells",
     "run_stages",
+    "start_method",
     "then_own_trainers",
     "timed_trials",
     "train_cells",

@@ -6,7 +6,8 @@ handed its outcomes in grid order). Local worker processes and Ray are two ways 
 
 Local: the state reaches each worker through the pool initializer; with ``fork`` the feature matrices
 are shared copy-on-write, never pickled through a pipe, and the parent sets no module state before
-forking. Ray (``pip install "advisor[ray]"``, imported only when used): the features of each embedding,
+forking. On a GPU the workers are spawned instead (CUDA does not survive a fork) and the feature
+maps reach them as file references (:mod:`advisor.pipeline._spawn`). Ray (``pip install "advisor[ray]"``, imported only when used): the features of each embedding,
 the splits and the subset orders go to the object store once and each task gets references; without
 an address a local runtime is started and shut down at the end. Results are identical whatever the
 backend or worker count: each cell's seed, subset and rate come from the cell, not from the worker.
@@ -28,6 +29,7 @@ from typing import Any
 from advisor._error_codes import E211
 from advisor.grid import Cell, subset_indices
 from advisor.pipeline._memory import return_freed_memory
+from advisor.pipeline._spawn import memmaps_by_reference, start_method
 from advisor.vocabulary import primary_metric
 
 __all__ = [
@@ -53,12 +55,13 @@ _PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): the signal a process gets
 
 
 def worker_count(requested: int | None, device: str, n_cells: int) -> int:
-    """Parallel CPU workers (one torch thread each); CUDA cannot be used from forked workers."""
+    """Parallel training processes (one torch thread each): forked on a CPU, spawned on a GPU, where
+    several cells share the one device (:mod:`advisor.pipeline._spawn`)."""
     if requested is not None:
         if requested < 1:
             raise E211(option="--workers", requirement="be at least 1")
-        return 1 if device.startswith("cuda") else min(requested, n_cells)
-    if device.startswith("cuda") or sys.platform != "linux":
+        return min(requested, n_cells)
+    if sys.platform != "linux":
         return 1
     return max(1, min(os.cpu_count() or 1, 8, n_cells))
 
@@ -246,17 +249,28 @@ def _import_what_every_worker_imports() -> None:
     import torch._dynamo  # noqa: F401
 
 
-def train_cells(cells: list[Cell], state: WorkerState, n_workers: int) -> Iterator[CellOutcome]:
-    """Yield (cell, result, seconds) from ``n_workers`` forked processes (one: in this process)."""
+def train_cells(
+    cells: list[Cell], state: WorkerState, n_workers: int, start: str = "fork"
+) -> Iterator[CellOutcome]:
+    """Yield (cell, result, seconds) from ``n_workers`` processes started by ``start`` ("fork", or
+    "spawn" on a GPU: :mod:`advisor.pipeline._spawn`); one worker trains in this process."""
     if n_workers <= 1:
         for cell in cells:
             yield train_one(cell, state)
         return
+    if start == "fork":
+        _import_what_every_worker_imports()
+        yield from _pooled(cells, state, n_workers, start)
+        return
+    with memmaps_by_reference():  # the state is pickled to each spawned worker: maps go by reference
+        yield from _pooled(cells, state, n_workers, start)
+
+
+def _pooled(cells: list[Cell], state: WorkerState, n_workers: int, start: str) -> Iterator[CellOutcome]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-    context = multiprocessing.get_context("fork")
-    _import_what_every_worker_imports()
+    context = multiprocessing.get_context(start)
     pool = ProcessPoolExecutor(
         n_workers, mp_context=context, initializer=_worker_init, initargs=(state, os.getpid())
     )
@@ -366,4 +380,4 @@ def run_cells(
     """The cells on ``backend`` (``local`` or ``ray``): same cells, seeds, results and order."""
     if backend == "ray":
         return ray_train_cells(cells, state, workers, address, device)
-    return train_cells(cells, state, worker_count(workers, device, len(cells)))
+    return train_cells(cells, state, worker_count(workers, device, len(cells)), start_method(device))

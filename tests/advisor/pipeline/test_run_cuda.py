@@ -32,3 +32,16 @@ def test_a_run_on_cuda_trains_every_cell_there_and_records_the_gpu(run_settings:
     run = mlflow.MlflowClient(outcome.tracking_uri).get_run(outcome.run_id)
     assert run.info.status == "FINISHED"
     assert torch.cuda.get_device_name(0) in str(run.data.params) + str(run.data.tags)
+
+
+def test_cells_trained_side_by_side_on_one_gpu_score_as_one_at_a_time(run_settings: RunSettings) -> None:
+    """Spawned workers share the GPU (advisor.pipeline._spawn); a cell's seed, not its worker, decides."""
+    settings = replace(run_settings, device="cuda", difficulty=False, lr=0.01)
+    outcomes = [
+        run_analysis(replace(settings, workers=workers, experiment=f"workers-{workers}"))
+        for workers in (1, 2)
+    ]
+    curves = [load_analysis(o.run_id, o.tracking_uri).curves for o in outcomes]
+    columns = ["embedding", "size", "seed", "score", "steps"]
+    first, second = (c.sort_values(columns[:3])[columns].reset_index(drop=True) for c in curves)
+    assert first.equals(second)
