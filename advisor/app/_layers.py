@@ -19,10 +19,10 @@ import pandas as pd
 from advisor.analysis import Analysis
 from advisor.app._job import _LAUNCH
 from advisor.contextuality import encoder_name, sweep_summary
+from advisor.numbers import readable_number
 from advisor.settings import DEFAULT_POOLING
 from advisor.tracking import find_layer_sweeps
 from advisor.tracking import load_layer_sweep as load_sweep_run
-from advisor.verdict import readable_number
 
 __all__ = [
     "CONTEXTUALITY_LABELS",

