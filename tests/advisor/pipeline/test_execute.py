@@ -165,3 +165,11 @@ def test_reusing_hands_on_known_outcomes_once_in_child_order_and_trains_the_rest
         ]
     )
     assert [c for c, _, _ in reusing({}, execute)(cells[:1])] == cells[:1]  # nothing known: execute as is
+
+
+def test_a_ray_task_asks_for_one_cpu_and_on_a_gpu_a_share_of_it() -> None:
+    from advisor.pipeline._execute import CELLS_PER_GPU, ray_task_resources
+
+    assert ray_task_resources("cpu") == {"num_cpus": 1, "num_gpus": 0}
+    assert ray_task_resources("cuda:0") == {"num_cpus": 1, "num_gpus": 1 / CELLS_PER_GPU}
+    assert CELLS_PER_GPU * ray_task_resources("cuda")["num_gpus"] == 1  # a one-GPU cluster: 8 at once
