@@ -56,16 +56,36 @@ _STATE: WorkerState = {}  # filled in each worker by _worker_init; the parent ne
 _PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): the signal a process gets when its parent dies
 
 
+#: GPU memory set aside per spawned worker when choosing how many share a GPU: its CUDA context and
+#: one small model with its batches. An assumption, not a measurement: generous, so a small GPU gets
+#: fewer workers rather than an out-of-memory error halfway through a run.
+GPU_BYTES_PER_WORKER = 2**30
+
+
+def gpu_worker_room(device: str) -> int:
+    """How many workers the free memory of ``device`` holds (any number off a GPU)."""
+    if not device.startswith("cuda"):
+        return sys.maxsize
+    import torch
+
+    try:
+        free, _total = torch.cuda.mem_get_info(torch.device(device))
+    except (RuntimeError, AssertionError):  # no usable CUDA here: validation says so before any run
+        return 1
+    return max(1, free // GPU_BYTES_PER_WORKER)
+
+
 def worker_count(requested: int | None, device: str, n_cells: int) -> int:
     """Parallel training processes (one torch thread each): forked on a CPU, spawned on a GPU, where
-    several cells share the one device (:mod:`advisor.pipeline._spawn`)."""
+    several cells share the one device (:mod:`advisor.pipeline._spawn`) as far as its free memory
+    goes (:func:`gpu_worker_room`). ``--workers`` is taken as given."""
     if requested is not None:
         if requested < 1:
             raise E211(option="--workers", requirement="be at least 1")
         return min(requested, n_cells)
     if sys.platform != "linux":
         return 1
-    return max(1, min(os.cpu_count() or 1, 8, n_cells))
+    return max(1, min(os.cpu_count() or 1, 8, n_cells, gpu_worker_room(device)))
 
 
 # -- one cell ----------------------------------------------------------------------------------------

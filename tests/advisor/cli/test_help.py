@@ -68,7 +68,7 @@ def test_profile_defaults_in_help_are_the_profiles_own() -> None:
         assert re.search(rf"{dim} for [a-z ]*\b{name}\b", text), (name, dim, text)
     workers = _option_help("run", "--workers") or ""
     assert "at most 8" in workers and "on a GPU they share it" in workers
-    assert worker_count(None, "cuda", 100) == worker_count(None, "cpu", 100) <= 8
+    assert worker_count(None, "cpu", 100) <= 8
 
 
 def test_column_options_say_positions_and_that_a_digit_header_name_wins() -> None:

@@ -173,3 +173,18 @@ def test_a_ray_task_asks_for_one_cpu_and_on_a_gpu_a_share_of_it() -> None:
     assert ray_task_resources("cpu") == {"num_cpus": 1, "num_gpus": 0}
     assert ray_task_resources("cuda:0") == {"num_cpus": 1, "num_gpus": 1 / CELLS_PER_GPU}
     assert CELLS_PER_GPU * ray_task_resources("cuda")["num_gpus"] == 1  # a one-GPU cluster: 8 at once
+
+
+def test_a_gpu_gets_as_many_default_workers_as_its_free_memory_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import torch
+
+    free = {"bytes": 3 * _execute.GPU_BYTES_PER_WORKER + 5}
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (free["bytes"], 80 * 2**30))
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert _execute.worker_count(None, "cuda", 100) == 3
+    assert _execute.worker_count(6, "cuda", 100) == 6  # --workers is taken as given
+    assert _execute.worker_count(None, "cpu", 100) == 8  # a CPU run does not ask the GPU
+    free["bytes"] = 10
+    assert _execute.worker_count(None, "cuda:0", 100) == 1
