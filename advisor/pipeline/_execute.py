@@ -289,6 +289,7 @@ def train_cells(
 
 
 def _pooled(cells: list[Cell], state: WorkerState, n_workers: int, start: str) -> Iterator[CellOutcome]:
+    """The cells on a pool of ``n_workers`` processes that die with this one and stop when it stops."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
