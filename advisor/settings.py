@@ -404,8 +404,7 @@ SETTINGS: tuple[Setting, ...] = (
         "workers",
         "int",
         ("--workers",),
-        "parallel training processes (default: one per core, at most 8; one outside Linux); "
-        "on a GPU they share it (at most one per free GiB)",
+        "parallel training processes (default: one per core, at most 8; one outside Linux); on a GPU they share it (at most one per free GiB)",
         "compute",
     ),
     _s(
