@@ -77,7 +77,12 @@ def _encoder_speed(
         if words_per_s:
             record_encoder_speed(model, device, words_per_s, source="calibration")
             return words_per_s, f"the encoder timed just now on a sample of your texts ({device})"
-    return None, "an encoder speed constant for 2 CPU cores"
+    return None, "an encoder speed constant for 2 CPU cores" + _off_the_cpu(device)
+
+
+def _off_the_cpu(device: str) -> str:
+    """What a CPU constant means for a run on another device: nothing measured there says how far off."""
+    return "" if device == "cpu" else f", though this run uses {device}, where nothing was measured yet"
 
 
 def _under_load_now(
@@ -116,7 +121,10 @@ def machine_throughput(
     if per_step:
         basis.append(f"training speed recorded by earlier {settings.task} runs on this machine")
     else:
-        basis.append("a training speed constant for 2 idle CPU cores (no earlier run of this task here yet)")
+        basis.append(
+            "a training speed constant for 2 idle CPU cores (no earlier run of this task here yet)"
+            + _off_the_cpu(device)
+        )
     if load_said:
         basis.append(load_said)
     said = " and ".join(basis) if len(basis) < 3 else ", ".join(basis[:-1]) + " and " + basis[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,18 @@ def test_the_estimate_bounds_the_extension_below_the_grid_and_says_so(
     assert f"the grid extends down to {min(added):,} items: up to about" in estimate.text()
     fixed = estimate_run(RunSettings(**{**settings.__dict__, "sizes": [100, 200]}), calibrate=False)
     assert fixed.extension is None and "extends" not in fixed.text()  # sizes given: never extended
+
+
+def test_a_cpu_constant_used_for_a_gpu_run_says_nothing_was_measured_there(
+    train: Path, tiny_bert_dir: Path
+) -> None:
+    """The first guess for a GPU run rests on CPU constants: the estimate must not pass them off as the
+    GPU's (on an H100 the CoNLL-size encoder pass took 14.5 s, against 142-365 s on 2 cores)."""
+    settings = dataclasses.replace(
+        _static_run(train), embeddings=["static", "contextual"], contextual=str(tiny_bert_dir), device="cuda"
+    )
+    text = estimate_run(settings, calibrate=False).text()
+    assert "an encoder speed constant for 2 CPU cores, though this run uses cuda" in text
+    assert "2 idle CPU cores (no earlier run of this task here yet), though this run uses cuda" in text
+    cpu_text = estimate_run(_static_run(train), calibrate=False).text()
+    assert "this run uses" not in cpu_text
