@@ -11,13 +11,9 @@ same ``advisor`` installed (``pip install "advisor[ray]"``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 from advisor._error_codes import E201, E217, E218
-from advisor.grid import Cell
 
-__all__ = ["BACKENDS", "check_backend", "ray_train_cells"]
+__all__ = ["BACKENDS", "check_backend"]
 
 BACKENDS = ("local", "ray")
 
@@ -33,16 +29,3 @@ def check_backend(backend: str, ray_address: str | None) -> None:
             import ray  # noqa: F401
         except ImportError:
             raise E218(feature="--backend ray", package="Ray", extra="advisor[ray]") from None
-
-
-def ray_train_cells(
-    cells: list[Cell],
-    state: dict[str, Any],
-    workers: int | None = None,
-    address: str | None = None,
-    device: str = "cpu",
-) -> Iterator[tuple[Cell, Any, float]]:
-    """The cells on Ray through the one executor (``advisor.pipeline.ray_train_cells``)."""
-    from advisor.pipeline import ray_train_cells as on_ray
-
-    return on_ray(cells, state, workers, address, device)

@@ -48,11 +48,10 @@ from advisor.pipeline import (
     record_training_speed,
     recorded_seconds_per_step,
     reusing,
+    run_cells,
     run_stages,
-    start_method,
     then_own_trainers,
     timed_trials,
-    train_cells,
     train_until_decided,
     trains_itself,
     trial_cells,
@@ -352,13 +351,8 @@ def _start_cells(
     n_workers = worker_count(settings.workers, plan.device, len(pending))
     clock.workers = n_workers
 
-    def execute(cells: list[Cell]) -> Iterator[CellOutcome]:
-        if settings.backend == "ray":  # same cells, seeds and results; the driver logs them
-            from advisor.backends import ray_train_cells
-
-            return ray_train_cells(cells, state, settings.workers, settings.ray_address, plan.device)
-        workers = worker_count(settings.workers, plan.device, len(cells))
-        return train_cells(cells, state, workers, start_method(plan.device))
+    def execute(cells: list[Cell]) -> Iterator[CellOutcome]:  # local or Ray: same cells, seeds, results
+        return run_cells(cells, state, settings.backend, settings.workers, settings.ray_address, plan.device)
 
     t_tune = time.perf_counter()
     timed = timed_trials(execute, notify, clock, ProgressEvent)  # the chosen rate's go into ``trials``

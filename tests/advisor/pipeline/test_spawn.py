@@ -51,8 +51,7 @@ def test_workers_are_spawned_only_on_cuda() -> None:
 def test_spawned_workers_train_what_one_process_trains(run_settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """The spawn path as a GPU run takes it, on the CPU: features from the cache reach the workers by
     reference, and every cell scores as when trained in this process."""
-    import advisor.runner
-    from advisor.pipeline import _spawn
+    from advisor.pipeline import _execute, _spawn
     from advisor.runner import run_analysis
     from advisor.tracking import load_analysis
 
@@ -65,7 +64,7 @@ def test_spawned_workers_train_what_one_process_trains(run_settings, monkeypatch
         referenced.append(reduced[1][0])
         return reduced
 
-    monkeypatch.setattr(advisor.runner, "start_method", lambda device: "spawn")
+    monkeypatch.setattr(_execute, "start_method", lambda device: "spawn")
     monkeypatch.setattr(_spawn, "reduce_memmap", reduce_and_count)
     spawned = run_analysis(replace(settings, workers=2, experiment="spawned"))
     assert any(str(name).endswith(".npy") for name in referenced)  # the cache's maps went by reference
