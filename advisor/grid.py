@@ -65,6 +65,7 @@ class Profile:
     lr_grid: tuple[float, ...] = (1e-3, 3e-3, 1e-2)  # learning rates tried per family on dev (mid size)
     lr_seeds: int = 2  # each rate is tried with the grid's first N seeds; the best mean dev wins
     anneals: int = 2  # plateaus that halve the learning rate before the next one stops a cell
+    projection: int = 64  # width of the learnt map in front of every family (trainers.TrainConfig)
     description: str = ""
     finetune: tuple[str, ...] = ()  # sizes of the fine-tuned reference (advisor.finetune): "full", "mid", N
 

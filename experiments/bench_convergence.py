@@ -28,6 +28,13 @@ its step floor lowered to ``N`` (ceiling and patience unchanged) in place of the
 rows, the same tolerance; the paired test then asks whether the *default* (the larger budget) scores
 higher beyond noise, i.e. whether the lower floor under-trains. If no row moves, the floor can come
 down and every small cell gets cheaper without changing what is measured.
+
+``--against projection=N`` asks issue 26's other open question: does the fixed 64-d projection in
+front of every family (it widens 50-d GloVe and squeezes 384-d MiniLM and 800-d random vectors) cost
+a wide family points? The profile with its projection set to ``N`` (budget unchanged) in place of the
+4x budget; where ``N`` is wider than the profile's, the paired test asks whether the wider map
+scores higher beyond noise. A family that gains beyond noise says the width must be chosen on dev
+per family like the rate; no row moving says one width serves every family.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats
 
-from advisor.grid import profiles
+from advisor.grid import Profile, profiles
 from advisor.runner import run_analysis
 from advisor.settings import RunSettings
 from advisor.tracking import known_rates, load_analysis
@@ -63,12 +70,15 @@ TOLERANCE_PTS = 1.0
 
 @dataclass(frozen=True)
 class Variant:
-    """The budget the profile's default is compared with: 4x (ceiling x 4, patience x 2) or a lower floor."""
+    """What the profile's default is compared with: 4x (ceiling x 4, patience x 2), a lower floor, or
+    another projection width."""
 
-    label: str  # how the tables name it: "4x", "floor 300"
+    label: str  # how the tables name it: "4x", "floor 300", "projection 256"
     profile: str  # the profile its analyses run under (a lowered floor is a profile of its own)
     scale: int = 1  # ceiling x scale, patience x 2 when scale > 1
-    larger: bool = True  # whether it is the larger budget (4x) or the smaller one (a lower floor)
+    larger: bool = True  # whether it is the larger budget/width (4x) or the smaller one (a lower floor)
+    how: str = "ceiling x 4, patience x 2"  # what changes, as the table's title says it
+    cause: str = "under-training"  # what would make the larger side score higher
 
     @property
     def key(self) -> str:
@@ -77,27 +87,39 @@ class Variant:
 
     @property
     def larger_side(self) -> str:
-        """The analysis with the larger budget, as the tables name it: the one under-training would favour."""
+        """The analysis with the larger budget or width, as the tables name it: the one `cause` would favour."""
         return self.label if self.larger else "default"
 
 
 def parse_variant(text: str, profile: str) -> Variant:
-    """``4x`` or ``floor=N`` (N below the profile's floor; registered as the profile ``<profile>-floorN``)."""
+    """``4x``, ``floor=N`` (N below the profile's floor) or ``projection=N`` (N other than the profile's
+    width); a floor or a width is registered as a profile of its own (``<profile>-floorN``, ``-projN``)."""
     if text == "4x":
         return Variant("4x", profile, scale=4)
-    match = re.fullmatch(r"floor=(\d+)", text)
     base = profiles.get(profile)
-    if match is None or not 0 < int(match.group(1)) < base.min_steps:
-        raise SystemExit(
-            f"--against: 4x or floor=N with 0 < N < {base.min_steps} (the {profile} floor), not {text!r}"
-        )
-    floor = int(match.group(1))
-    name = f"{profile}-floor{floor}"
+    floor, width = re.fullmatch(r"floor=(\d+)", text), re.fullmatch(r"projection=(\d+)", text)
+    if floor and 0 < int(floor.group(1)) < base.min_steps:
+        steps = int(floor.group(1))
+        name = _registered(base, f"floor{steps}", f"a floor of {steps} steps", min_steps=steps)
+        return Variant(f"floor {steps}", name, larger=False, how="ceiling and patience unchanged")
+    if width and 0 < int(width.group(1)) != base.projection:
+        n = int(width.group(1))
+        name = _registered(base, f"proj{n}", f"a {n}-d projection", projection=n)
+        wider = n > base.projection
+        cause = "a too narrow projection" if wider else "a too wide projection"
+        return Variant(f"projection {n}", name, larger=wider, how="budget unchanged", cause=cause)
+    raise SystemExit(
+        f"--against: 4x, floor=N with 0 < N < {base.min_steps} (the {profile} floor) or projection=N "
+        f"with N > 0 other than {base.projection} (the {profile} width), not {text!r}"
+    )
+
+
+def _registered(base: Profile, suffix: str, what: str, **changes: int) -> str:
+    """The name of ``base`` with ``changes``, registered once as a profile of its own."""
+    name = f"{base.name}-{suffix}"
     if name not in profiles.names():
-        profiles.register(name, description=f"{profile} with a floor of {floor} steps")(
-            replace(base, name=name, min_steps=floor)
-        )
-    return Variant(f"floor {floor}", name, larger=False)
+        profiles.register(name, description=f"{base.name} with {what}")(replace(base, name=name, **changes))
+    return name
 
 
 def settings_for(
@@ -228,8 +250,7 @@ def _rates(default: Curves, retuned: Curves, family: str, label: str) -> str:
 
 def _table(name: str, rows: pd.DataFrame, seconds: dict[str, float], variant: Variant) -> Table:
     v = variant.label
-    how = "ceiling x 4, patience x 2" if variant.larger else "ceiling and patience unchanged"
-    table = Table(title=f"{name}: default budget vs {v} ({how}); score x 100, mean ± seed std")
+    table = Table(title=f"{name}: default vs {v} ({variant.how}); score x 100, mean ± seed std")
     columns = ("family", "size", "lr", "default", v, "diff", "seed std", f"steps def/{v}", "under-trained")
     for column in (*columns, "ok", "paired t", f"{v} re-tuned"):
         table.add_column(column, justify="left" if column in ("family", "lr") else "right")
@@ -263,7 +284,7 @@ def _direction(failing: pd.DataFrame, variant: Variant) -> str:
     higher, lower = int((failing["diff"] < 0).sum()), int((failing["diff"] > 0).sum())
     return (
         f"  beyond tolerance: {v} higher in {higher}, {v} lower in {lower} "
-        f"(under-training would make {variant.larger_side} higher)"
+        f"({variant.cause} would make {variant.larger_side} higher)"
     )
 
 
@@ -293,7 +314,9 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=Path(".bench/convergence"))
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--against", default="4x", help="4x (default) or floor=N: a lower step floor")
+    parser.add_argument(
+        "--against", default="4x", help="4x (default), floor=N (a lower step floor) or projection=N (a width)"
+    )
     args = parser.parse_args()
     variant = parse_variant(args.against, args.profile)
     console = Console(width=140)
@@ -307,7 +330,7 @@ def main() -> None:
         console.print(_table(name, rows, seconds, variant))
         worst = max(worst, float(rows["diff"].abs().max()))
         failing = rows[~rows["converged"]]
-        outcome = "converged" if variant.larger else f"unchanged by the {v}"
+        outcome = "converged" if variant.scale > 1 else f"unchanged by the {v}"
         console.print(f"{name}: {len(rows) - len(failing)} of {len(rows)} (family, size) {outcome}")
         console.print(_direction(failing, variant))
         console.print(_under_trained_beyond_noise(rows, variant))

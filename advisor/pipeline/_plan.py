@@ -180,6 +180,7 @@ def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:
         min_steps=min(profile.min_steps, max_steps),
         patience=settings.patience or profile.patience,
         anneals=profile.anneals,
+        projection=profile.projection,
         lr=settings.lr if settings.lr is not None else TrainConfig.lr,
         device=device,
         precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key

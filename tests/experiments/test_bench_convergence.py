@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 
@@ -64,11 +65,30 @@ def test_a_lower_floor_is_the_smaller_budget_and_its_own_profile() -> None:
         profiles.unregister(variant.profile)
 
 
+def test_a_projection_width_is_its_own_profile_with_the_budget_unchanged() -> None:
+    bench = load_experiment("bench_convergence")
+    from advisor.grid import profiles
+
+    wide, narrow = (
+        bench.parse_variant("projection=256", "default"),
+        bench.parse_variant("projection=32", "default"),
+    )
+    try:
+        assert (wide.label, wide.key, wide.larger, wide.scale) == ("projection 256", "projection256", True, 1)
+        assert not narrow.larger and wide.cause == "a too narrow projection"
+        widened, default = profiles.get(wide.profile), profiles.get("default")
+        assert (widened.projection, default.projection) == (256, 64)
+        assert replace(widened, name="default", projection=64) == default  # nothing else changes
+    finally:
+        profiles.unregister(wide.profile)
+        profiles.unregister(narrow.profile)
+
+
 def test_a_floor_at_or_above_the_profiles_is_refused() -> None:
     import pytest
 
     bench = load_experiment("bench_convergence")
-    for text in ("floor=600", "floor=0", "floor=abc", "8x"):
+    for text in ("floor=600", "floor=0", "floor=abc", "8x", "projection=64", "projection=0"):
         with pytest.raises(SystemExit, match="--against"):
             bench.parse_variant(text, "default")
 
