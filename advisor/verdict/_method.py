@@ -65,7 +65,7 @@ def _training(analysis: Analysis) -> str | None:
     if not raw:
         return None
     config: dict[str, Any] = json.loads(raw)
-    model = _downstream_model(analysis.task, config)
+    model = _projected(config) + _downstream_model(analysis.task, config)
     precision = config.get("precision", "float32")
     rounding = " (activations rounded to bfloat16; weights, loss and optimizer in float32)"
     return (
@@ -73,6 +73,13 @@ def _training(analysis: Analysis) -> str | None:
         f"{config.get('batch_size')}, {_learning_rate(config, analysis.params)}, dropout {config.get('dropout')}; "
         f"{_budget(config)}; computed in {precision}{rounding if precision == 'bfloat16' else ''}."
     )
+
+
+def _projected(config: dict[str, Any]) -> str:
+    """The learnt map every family's vectors pass first: its width decides whether a wide embedding is
+    squeezed or a narrow one widened, so a reader must see it ('' for stores that did not log it)."""
+    width = config.get("projection")
+    return f"a learnt linear projection of the vectors to {width} dimensions, then " if width else ""
 
 
 def _downstream_model(task: str, config: dict[str, Any]) -> str:

@@ -132,3 +132,18 @@ def test_method_names_the_pair_model_around_the_shared_encoder(make_case) -> Non
         if n.startswith("Downstream")
     )
     assert "a BILSTM classifier (hidden 64)" in single and "pair" not in single
+    assert "projection" not in single  # a store that did not log the width says nothing of it
+
+
+def test_method_names_the_projection_width_every_family_passes(make_case) -> None:
+    from dataclasses import replace
+
+    case = make_case("use contextual", noise=0.001)
+    config = {"hidden": 64, "batch_size": 64, "lr": 0.005, "dropout": 0.3, "projection": 256}
+    params = {**case.params, "train_config": json.dumps(config)}
+    training = next(
+        n for n in method_notes(replace(case, params=params), recommend(case)) if n.startswith("Downstream")
+    )
+    assert (
+        "on frozen features: a learnt linear projection of the vectors to 256 dimensions, then a " in training
+    )
