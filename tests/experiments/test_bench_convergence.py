@@ -84,7 +84,7 @@ def test_a_projection_width_is_its_own_profile_with_the_budget_unchanged() -> No
         profiles.unregister(narrow.profile)
 
 
-def test_a_floor_at_or_above_the_profiles_is_refused() -> None:
+def test_an_against_value_that_names_no_variant_is_refused() -> None:
     import pytest
 
     bench = load_experiment("bench_convergence")
