@@ -65,7 +65,9 @@ class Profile:
     lr_grid: tuple[float, ...] = (1e-3, 3e-3, 1e-2)  # learning rates tried per family on dev (mid size)
     lr_seeds: int = 2  # each rate is tried with the grid's first N seeds; the best mean dev wins
     anneals: int = 2  # plateaus that halve the learning rate before the next one stops a cell
-    projection: int = 64  # width of the learnt map in front of every family (trainers.TrainConfig)
+    #: Widths of the learnt map in front of every family (trainers.TrainConfig.projection), tried on dev
+    #: jointly with ``lr_grid`` (advisor.pipeline._tune); the first is the width when nothing is tuned.
+    projections: tuple[int, ...] = (64,)
     description: str = ""
     finetune: tuple[str, ...] = ()  # sizes of the fine-tuned reference (advisor.finetune): "full", "mid", N
 
@@ -89,6 +91,7 @@ for _profile in (
         min_steps=600,
         patience=5,  # per learning rate: 2 anneals, so a plateau of >= 15 evaluations before a stop
         random_dim=800,
+        projections=(64, 256),  # TREC-6: dev picks 256 for static, +2.6 pts at full size (README)
         description="paper-style curves",
     ),
     Profile(
@@ -99,6 +102,7 @@ for _profile in (
         min_steps=1000,
         patience=8,
         random_dim=800,
+        projections=(64, 256),
         description="tight intervals",
         finetune=("mid", "full"),
     ),
@@ -118,6 +122,7 @@ class Cell:
     size: int
     seed: int
     lr: float | None = None  # a learning-rate trial (advisor.pipeline._tune); None: the family's chosen rate
+    projection: int | None = None  # a trial's projection width; None: the family's chosen width
 
     @property
     def key(self) -> CellKey:
@@ -230,6 +235,11 @@ def tuning_seeds(grid: GridPlan, profile: Profile) -> list[int]:
     return list(grid.seeds[: profile.lr_seeds])
 
 
+def tuned_widths(profile: Profile, projection: int | None) -> tuple[int, ...]:
+    """The projection widths tried on dev: ``--projection`` when given (one width), else the profile's."""
+    return (projection,) if projection is not None else profile.projections
+
+
 def expected_steps(size: int, profile: Profile, max_steps: int | None = None) -> int:
     """Steps a cell of ``size`` items is expected to take: ~15 epochs, within the profile's floor and ceiling."""
     ceiling = max_steps or profile.max_steps
@@ -269,12 +279,14 @@ def estimate_seconds(
     tune_lr: bool = True,
     throughput: Throughput | None = None,
     n_words: int | None = None,
+    projection: int | None = None,
 ) -> float:
     """Wall time of a run with a cold cache: encoder pass + cells (learning-rate trials included) + fixed costs.
 
     ``throughput``: what this machine measured (``n_words``: words in train + dev + test, for the
     encoder's words/s); without it, the 2-core constants. ``tune_lr``: each family first trains one
-    model per rate of ``profile.lr_grid`` and seed of ``profile.lr_seeds`` at the middle size.
+    model per rate of ``profile.lr_grid``, width of :func:`tuned_widths` (``projection``: ``--projection``)
+    and seed of ``profile.lr_seeds`` at the middle size.
     """
     speed = throughput or Throughput()
     encoder = 0.0
@@ -286,7 +298,8 @@ def estimate_seconds(
     cells = [(c.embedding, c.size) for c in plan.cells]
     if tune_lr and plan.sizes:
         middle = plan.sizes[(len(plan.sizes) - 1) // 2]
-        trials = len(profile.lr_grid) * len(tuning_seeds(plan, profile))
+        widths = tuned_widths(profile, projection)
+        trials = len(profile.lr_grid) * len(widths) * len(tuning_seeds(plan, profile))
         cells += [(e, middle) for e in plan.embeddings for _ in range(trials)]
     train = sum(speed.steps(z, e, profile, max_steps) * speed.step_seconds(e) for e, z in cells)
     return encoder + train / max(workers, 1) + _FIXED_S

@@ -22,6 +22,7 @@ LIMITS: dict[str, tuple[int, str]] = {
     ),
     "patience": (10_000, "patience counts dev evaluations (every 20-100 steps); the profiles use 3-8"),
     "random_dim": (16_384, "wider than any encoder (BERT-large is 1024); every token takes dim x 4 bytes"),
+    "projection": (4096, "the profiles try 64 and 256; a map wider than 4096 outgrows any encoder it reads"),
     "finetune_epochs": (1000, "fine-tuning converges in a few epochs; the default is 10"),
     "finetune_seeds": (1000, "the fine-tuned reference uses at most the grid's seeds"),
     "split_seed": (2**32 - 1, "numpy and scikit-learn take 32-bit seeds"),

@@ -40,7 +40,7 @@ STAGES: dict[str, str] = {
     "estimate": "expected duration",  # before the first model loads: the sentence the app shows before Run
     "early": "early verdict",  # --until decided: after each round at the largest size
     "featurize": "featurizing",
-    "tune": "choosing each family's learning rate on dev",
+    "tune": "choosing each family's learning rate and projection width on dev",
     "cell": "training cells",
     "analysis": "analysis: difficulty, figures and verdict",
     "layers": "layer sweep",  # advisor layers: one model per layer and seed
@@ -88,8 +88,9 @@ def describe(event: Any) -> str:
         )
     if event.stage == "tune" and event.cell is not None:  # one learning-rate trial
         c = event.cell
+        width = f" width {c.projection}" if c.projection else ""
         return (
-            f"learning-rate trial [{event.done}/{event.total}] {c.embedding:<10} lr {c.lr:g} size {c.size:,} "
+            f"learning-rate trial [{event.done}/{event.total}] {c.embedding:<10} lr {c.lr:g}{width} size {c.size:,} "
             f"seed {c.seed}: dev {event.score:.4f} ({event.seconds:.1f}s)"
         )
     if event.stage in ("featurize", "estimate", "early"):  # "featurizing with contextual"; "Expected …"

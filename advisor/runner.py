@@ -24,9 +24,10 @@ from typing import Any
 from advisor.analysis import Analysis
 from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
-from advisor.grid import Cell, expected_steps, profiles, subset_order, tuning_seeds
+from advisor.grid import Cell, expected_steps, profiles, subset_order, tuned_widths, tuning_seeds
 from advisor.pipeline import (
     LR_TAG,
+    PROJECTION_TAG,
     TUNING_TABLE,
     CellOutcome,
     CellSink,
@@ -42,6 +43,7 @@ from advisor.pipeline import (
     finished_scores,
     frozen_heap,
     known_rates,
+    known_settings,
     next_extension,
     plan_budget,
     plan_run,
@@ -356,9 +358,9 @@ def _start_cells(
 
     t_tune = time.perf_counter()
     timed = timed_trials(execute, notify, clock, ProgressEvent)  # the chosen rate's go into ``trials``
-    state["lrs"] = _learning_rates(settings, plan, todo, tracker, timed, notify, trials)
+    state["chosen"] = _chosen_settings(settings, plan, todo, tracker, timed, notify, trials)
     timings["tune"] = timings.get("tune", 0.0) + time.perf_counter() - t_tune
-    _open_children(plan, pending, features, state["lrs"], tracker)  # after tuning: with its learning rate
+    _open_children(plan, pending, features, state["chosen"], tracker)  # after tuning: with its rate, width
     cells = reusing(trials, execute)(frozen)
     if len(frozen) < len(pending):  # families that train their own cells: in this process, after the rest
         cells = then_own_trainers(cells, [c for c in pending if trains_itself(c)], plan.options, splits)
@@ -369,13 +371,14 @@ def _open_children(
     plan: RunPlan,
     pending: list[Cell],
     features: dict[str, Any],
-    lrs: dict[str, float],
+    chosen: dict[str, dict[str, Any]],
     tracker: AnalysisTracker,
 ) -> None:
     """The child run of every pending cell, with the params that tell it apart in MLflow's runs table."""
     for cell in pending:
         sizes = [c.size for c in plan.grid.cells if (c.embedding, c.seed) == (cell.embedding, cell.seed)]
-        train = None if trains_itself(cell) else plan.train_config.to_dict() | {"lr": lrs.get(cell.embedding)}
+        own = chosen.get(cell.embedding, {})
+        train = None if trains_itself(cell) else plan.train_config.to_dict() | {"lr": None} | own
         params = child_params(
             cell.embedding,
             cell.seed,
@@ -406,7 +409,7 @@ def _untuned(settings: RunSettings, frozen: list[Cell], tracker: AnalysisTracker
     return [e for e in dict.fromkeys(c.embedding for c in frozen) if e not in rates]
 
 
-def _learning_rates(
+def _chosen_settings(
     settings: RunSettings,
     plan: RunPlan,
     todo: list[str],
@@ -414,26 +417,32 @@ def _learning_rates(
     execute: Callable[[list[Cell]], Iterator[CellOutcome]],
     notify: Callable[[ProgressEvent], None],
     trials: dict[Cell, CellOutcome],
-) -> dict[str, float]:
-    """Each frozen family's learning rate: ``--lr`` for all, the rate chosen earlier, or chosen now on dev
-    (its trials at the chosen rate go into ``trials``)."""
+) -> dict[str, dict[str, Any]]:
+    """Each frozen family's ``lr`` and ``projection``: ``--lr`` for all (at the run's one width), those
+    chosen earlier, or chosen now on dev (its trials at the chosen setting go into ``trials``)."""
     if settings.lr is not None:
-        return {e: settings.lr for e in plan.grid.embeddings}
-    rates = known_rates(tracker.tags)
+        return {e: {"lr": settings.lr} for e in plan.grid.embeddings}
+    chosen = known_settings(tracker.tags)
     if not todo:
-        return rates
-    lr_grid = profiles.get(settings.profile).lr_grid
+        return chosen
+    profile = profiles.get(settings.profile)
+    lr_grid, widths = profile.lr_grid, tuned_widths(profile, settings.projection)
     size = tuning_size(plan.grid)
-    notify(ProgressEvent("tune", message=f"{', '.join(todo)}: learning rates {lr_grid} at {size:,} items"))
-    chosen = choose_learning_rates(
-        plan.grid, todo, lr_grid, tuning_seeds(plan.grid, profiles.get(settings.profile)), execute
+    tried = f"learning rates {lr_grid}" + (f" x projection widths {widths}" if len(widths) > 1 else "")
+    notify(ProgressEvent("tune", message=f"{', '.join(todo)}: {tried} at {size:,} items"))
+    picked = choose_learning_rates(
+        plan.grid, todo, lr_grid, tuning_seeds(plan.grid, profile), execute, widths=widths
     )
-    tracker.log_table(chosen.table, TUNING_TABLE)
-    tracker.log_parent_tags({LR_TAG + e: repr(lr) for e, lr in chosen.rates.items()})
-    message = ", ".join(f"{e} {lr:g}" for e, lr in chosen.rates.items())
+    tracker.log_table(picked.table, TUNING_TABLE)
+    tracker.log_parent_tags(
+        {LR_TAG + e: repr(lr) for e, lr in picked.rates.items()}
+        | {PROJECTION_TAG + e: str(width) for e, width in picked.widths.items()}
+    )
+    dims = {e: f" at {width} dims" if len(widths) > 1 else "" for e, width in picked.widths.items()}
+    message = ", ".join(f"{e} {lr:g}{dims[e]}" for e, lr in picked.rates.items())
     notify(ProgressEvent("tune", message=f"chosen on dev: {message}"))
-    trials.update(chosen.trials)
-    return {**rates, **chosen.rates}
+    trials.update(picked.trials)
+    return chosen | {e: {"lr": lr, "projection": picked.widths[e]} for e, lr in picked.rates.items()}
 
 
 def _train(

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor._error_codes import E215
+from advisor.form_labels import FORM_LABELS
 from advisor.limits import LIMITS
 from advisor.vocabulary import PAPER_FAMILIES, parse_list
 
@@ -92,6 +93,7 @@ class RunSettings:
     until: str = UNTIL[0]  # "complete": the whole grid; "decided": stop when the verdict is settled
     budget: str | None = None  # wall time, "10m": the cells that fit, evidence first (pipeline._budget)
     lr: float | None = None  # one learning rate for every family; None: chosen on dev per family
+    projection: int | None = None  # one projection width for every family; None: chosen on dev (profile)
     workers: int | None = None
     tracking_uri: str | None = None
     experiment: str = DEFAULT_EXPERIMENT
@@ -241,6 +243,14 @@ SETTINGS: tuple[Setting, ...] = (
         "float",
         ("--lr",),
         "learning rate of every family (default: chosen on dev per family from the profile's grid)",
+        "grid",
+    ),
+    _s(
+        "projection",
+        "int",
+        ("--projection",),
+        "width of the learnt projection in front of every family (default: chosen on dev per family with "
+        "the learning rate, from the profile's widths; with --lr, the profile's first width)",
         "grid",
     ),
     _s(
@@ -435,32 +445,6 @@ ALWAYS_WRITTEN: tuple[str, ...] = ("embeddings", "profile", "layer", "pooling", 
 
 #: The options every command that reads a dataset shares (``inspect``, ``metrics``, ``layers``, …).
 DATA_OPTIONS: tuple[str, ...] = tuple(s.name for s in SETTINGS if s.section == "data")
-
-#: The app's run form: the settings it shows, with their labels (key, default and choices come from the schema).
-FORM_LABELS: dict[str, str] = {
-    "profile": "Profile (grid and training effort)",
-    "embeddings": "Embeddings",
-    "until": "Train until (decided: stop once the verdict is settled; complete: the whole grid)",
-    "budget": "Time budget (e.g. 10m, 1h30m; blank: none)",
-    "sizes": "Sizes",
-    "fractions": "Fractions",
-    "seeds": "Seeds (0: the profile's)",
-    "contextual": "Contextual encoder (HF id or local folder; blank: packaged all-MiniLM-L6-v2)",
-    "layer": "Layer (mix, last, an index, or mean-last-K)",
-    "pooling": "Sub-word pooling",
-    "pair_encoding": "Pair encoding (joint: both texts as one encoder input; separate: each alone)",
-    "static": "Static vectors file (blank: packaged GloVe 6B 50d)",
-    "experiment": "MLflow experiment",
-    "backend": "Backend",
-    "ray_address": "Ray address (blank: start a local Ray runtime)",
-    "acceptable_loss": "Acceptable loss, 0-1 score scale (0.01 = 1 point; blank: 0.01)",
-    "latency_budget_ms": "Latency budget, ms/item (blank: none)",
-    "latency_batch": "Batch size of the latency budget",
-    "monthly_items": "Serving volume, items per month (blank: not stated)",
-    "price_per_hour": "Serving machine price per hour (blank: costs in machine-hours)",
-    "value_per_point": "Value of one accuracy point per 1M items served (needs a price)",
-    "label_cost": "Cost of labelling one item (blank: not priced)",
-}
 
 #: The settings the verdict weighs accuracy against cost with (the ``advisor.verdict.Thresholds`` fields
 #: of the same names): the run stores those given, ``advisor report`` may override each one.

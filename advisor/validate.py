@@ -212,7 +212,7 @@ def check_limit(value: float | None, name: str, option: str | None = None) -> No
 
 def _check_numbers(settings: RunSettings) -> None:
     """Grid and training numbers: sizes, fractions, seeds, workers, step budget, dimensions, price."""
-    for name in ("workers", "seeds", "max_steps", "patience", "random_dim"):
+    for name in ("workers", "seeds", "max_steps", "patience", "random_dim", "projection"):
         _at_least(getattr(settings, name), 1, setting(name).flag)
     if settings.lr is not None and not 0 < settings.lr < 1:  # NaN and inf fail too
         raise E211(option="--lr", requirement=f"lie in (0, 1), got {settings.lr}")

@@ -305,9 +305,10 @@ def test_uploads_live_staged_run_refresh_stop_and_partial_verdict(browser: objec
         _click(browser, ".st-key-run button")
         _wait_for_text(browser, "items/s", timeout=240)  # featurizing contextual: items/s and ETA
         _progress_shot(browser, "run_featurizing.png")
-        # the learning-rate trials come first (9 models of >= 800 steps: the default profile's floor and
-        # two halvings); on a slow 2-core machine beside another test they took over 400 s
-        _wait_for_text(browser, "training cells [", timeout=900)
+        # the learning-rate trials come first (18 models of >= 800 steps: 3 rates x 2 projection widths
+        # per family, the default profile's floor and two halvings); on a slow 2-core machine beside
+        # another test 9 of them took over 400 s
+        _wait_for_text(browser, "training cells [", timeout=1500)
         _wait_for_text(browser, "left", timeout=60)
         _progress_shot(browser, "run_training_cells.png")
         session = browser.current_url.split("session=")[1].split("&")[0]

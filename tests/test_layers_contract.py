@@ -67,7 +67,9 @@ DOMAIN_LAYERS: tuple[frozenset[str], ...] = (
         }
     ),
     frozenset({"advisor.embeddings", "advisor.grid"}),  # the families and the grid they train in
-    frozenset({"advisor.data", "advisor.settings", "advisor.limits"}),  # the inputs and their bounds
+    frozenset(
+        {"advisor.data", "advisor.settings", "advisor.limits", "advisor.form_labels"}
+    ),  # inputs, bounds, labels
     frozenset({"advisor.vocabulary"}),  # the names every room shares: families, tasks
     frozenset({"advisor.stats", "advisor.progress"}),  # leaves: bootstrap and spans; progress lines
 )

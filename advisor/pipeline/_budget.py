@@ -202,7 +202,10 @@ def plan_budget(
     # estimate_seconds of a grid with no cell: the encoder pass + the rate trials + the fixed costs;
     # of one with no family and no size: the fixed costs alone (the analysis after the cells)
     reserve = estimate_seconds(replace(setup_grid, embeddings=[], sizes=[]), *args, tune_lr=False)
-    setup = estimate_seconds(setup_grid, *args, tune_lr=tune, throughput=speed, n_words=n_words) - reserve
+    setup = estimate_seconds(
+        setup_grid, *args, tune_lr=tune, throughput=speed, n_words=n_words, projection=settings.projection
+    )
+    setup -= reserve
     cells = {(c.embedding, c.size) for c in pending}
     priced = {
         (e, z): speed.steps(z, e, profile, settings.max_steps) * speed.step_seconds(e) for e, z in cells

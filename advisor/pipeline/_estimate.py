@@ -146,8 +146,9 @@ def estimate_run(
         throughput = machine_throughput(s, splits, calibrate, workers)
     n_words = sum(len(t) for part in (splits.train, splits.dev, splits.test) for t in part.tokens)
     n_eval = len(splits.dev) + len(splits.test)
+    tune = s.lr is None
     seconds = estimate_seconds(
-        plan, profile, n_eval, workers, s.max_steps, s.lr is None, throughput=throughput, n_words=n_words
+        plan, profile, n_eval, workers, s.max_steps, tune, throughput, n_words, projection=s.projection
     )
     return RunEstimate(seconds, plan, throughput, _extension(s, plan, splits, throughput, workers))
 

@@ -36,7 +36,7 @@ __all__ = [
     "CELLS_PER_GPU",
     "CellOutcome",
     "WorkerState",
-    "cell_lr",
+    "cell_config",
     "ray_task_resources",
     "ray_train_cells",
     "reusing",
@@ -48,7 +48,8 @@ __all__ = [
 
 #: What a worker needs: ``features`` (per embedding: train/dev/test features, or random tables per
 #: seed), ``splits``, ``orders`` (subset order per seed), ``config`` (``TrainConfig.to_dict()``) and
-#: ``lrs`` (the learning rate chosen per family; a cell's own ``lr`` wins, ``config``'s is the fallback).
+#: ``chosen`` (per family, the ``lr`` and ``projection`` chosen on dev; a trial cell's own win, and
+#: ``config``'s are the fallback).
 WorkerState = dict[str, Any]
 CellOutcome = tuple[Cell, Any, float]  # (cell, trainers.TrainResult, seconds)
 
@@ -111,9 +112,12 @@ def _features_for(cell: Cell, state: WorkerState, idx: Any) -> tuple[Any, Any, A
     return train_feats, dev_feats, test_feats, idx
 
 
-def cell_lr(cell: Cell, state: WorkerState) -> float:
-    """A trial's own rate, else the family's chosen one, else the config's (``--lr`` or the default)."""
-    return cell.lr or state.get("lrs", {}).get(cell.embedding) or state["config"]["lr"]
+def cell_config(cell: Cell, state: WorkerState) -> dict[str, Any]:
+    """The ``TrainConfig`` fields of ``cell``: a trial's own rate and width, else the family's chosen
+    ones, else the config's (``--lr``/``--projection`` or the profile's)."""
+    trial = {"lr": cell.lr, "projection": cell.projection}
+    own = {name: value for name, value in trial.items() if value is not None}
+    return {**state["config"], **state.get("chosen", {}).get(cell.embedding, {}), **own, "seed": cell.seed}
 
 
 def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
@@ -125,7 +129,7 @@ def train_one(cell: Cell, state: WorkerState) -> CellOutcome:
     scoring = TaskScoring(splits.task, primary_metric(splits.task))  # the headline of the task spec
     idx = subset_indices(state["orders"][cell.seed], cell.size)
     train_feats, dev_feats, test_feats, items = _features_for(cell, state, idx)
-    config = TrainConfig(**{**state["config"], "seed": cell.seed, "lr": cell_lr(cell, state)})
+    config = TrainConfig(**cell_config(cell, state))
     result = fit_and_evaluate(
         train_feats,
         splits.train.subset(idx),
@@ -318,14 +322,14 @@ def _pooled(cells: list[Cell], state: WorkerState, n_workers: int, start: str) -
 
 
 def _train_remote(
-    cell: Cell, features: Any, splits: Any, orders: Any, config: dict, lrs: dict
+    cell: Cell, features: Any, splits: Any, orders: Any, config: dict, chosen: dict
 ) -> CellOutcome:
     """One cell on a Ray worker: :func:`train_one`, fed with this cell's slice of the state."""
     import torch
 
     torch.set_num_threads(1)  # one CPU per task, as a local worker process
     state = {"features": {cell.embedding: features}, "splits": splits, "orders": orders}
-    return train_one(cell, {**state, "config": config, "lrs": lrs})
+    return train_one(cell, {**state, "config": config, "chosen": chosen})
 
 
 @contextlib.contextmanager
@@ -383,11 +387,11 @@ def ray_train_cells(
         task = ray.remote(**ray_task_resources(device), max_retries=0)(_train_remote)
         feature_refs = {name: ray.put(state["features"][name]) for name in {c.embedding for c in cells}}
         splits_ref, orders_ref = ray.put(state["splits"]), ray.put(state["orders"])
-        config, lrs = state["config"], state.get("lrs", {})
+        config, chosen = state["config"], state.get("chosen", {})
         capacity = int(ray.cluster_resources().get("CPU", 1))
 
         def submit(cell: Cell) -> Any:
-            return task.remote(cell, feature_refs[cell.embedding], splits_ref, orders_ref, config, lrs)
+            return task.remote(cell, feature_refs[cell.embedding], splits_ref, orders_ref, config, chosen)
 
         def wait_any(running: list[Any]) -> tuple[list[CellOutcome], list[Any]]:
             done, pending = ray.wait(running, num_returns=1)

@@ -18,8 +18,8 @@ from typing import Any
 import advisor.finetune  # noqa: F401  completes the fine-tuned family's declaration with its hooks
 from advisor._error_codes import E201
 from advisor.data import DataSplits
-from advisor.grid import Cell, GridPlan, plan_grid, profiles
-from advisor.pipeline._tune import LR_CHOICE
+from advisor.grid import Cell, GridPlan, plan_grid, profiles, tuned_widths
+from advisor.pipeline._tune import LR_CHOICE, WIDTH_CHOICE
 from advisor.settings import DECISION_INPUTS, RunSettings, default_of
 from advisor.tracking import DECISION_TAG, UNTIL_TAG, environment_info
 from advisor.vocabulary import FAMILIES, family, family_runs, primary_metric
@@ -180,7 +180,7 @@ def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:
         min_steps=min(profile.min_steps, max_steps),
         patience=settings.patience or profile.patience,
         anneals=profile.anneals,
-        projection=profile.projection,
+        projection=settings.projection or profile.projections[0],
         lr=settings.lr if settings.lr is not None else TrainConfig.lr,
         device=device,
         precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key
@@ -195,6 +195,9 @@ def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:
             "lr_seeds": profile.lr_seeds,
             "lr_choice": LR_CHOICE,
         }
+        widths = tuned_widths(profile, settings.projection)
+        if len(widths) > 1:  # the width is chosen with the rate: the widths and the rule are the setting
+            config_for_key |= {"projection": None, "projection_grid": list(widths), "lr_choice": WIDTH_CHOICE}
     name = Path(str(settings.data)).name
     plan = RunPlan(
         grid=grid,

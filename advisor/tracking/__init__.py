@@ -77,6 +77,7 @@ from advisor.tracking._layout import (
     LR_TAG,
     MIX_WEIGHTS_TABLE,
     PARENT_TAG,
+    PROJECTION_TAG,
     READER_WARNINGS_TABLE,
     READER_WARNINGS_TAG,
     SEED_TAG,
@@ -88,6 +89,7 @@ from advisor.tracking._layout import (
     VERDICT_TAG,
     child_runs_filter,
     known_rates,
+    known_widths,
     predictions_artifact,
 )
 from advisor.tracking._lifecycle import (
@@ -180,6 +182,7 @@ __all__ = [
     "MLFLOW_UI_URL",
     "OWNER_TAGS",
     "PARENT_TAG",
+    "PROJECTION_TAG",
     "READER_WARNINGS_TABLE",
     "READER_WARNINGS_TAG",
     "SEED_TAG",
@@ -214,6 +217,7 @@ __all__ = [
     "headline_metrics",
     "is_stale",
     "known_rates",
+    "known_widths",
     "load_analysis",
     "load_gain_model",
     "load_item_scores",

@@ -45,6 +45,7 @@ __all__ = [
     "MIX_WEIGHTS_TABLE",
     "PARENT_TAG",
     "PRICE_TAG",
+    "PROJECTION_TAG",
     "READER_WARNINGS_TABLE",
     "READER_WARNINGS_TAG",
     "REPORT_FIGURES",
@@ -58,6 +59,7 @@ __all__ = [
     "VERDICT_TAG",
     "child_runs_filter",
     "known_rates",
+    "known_widths",
     "predictions_artifact",
 ]
 
@@ -88,6 +90,8 @@ ANALYSIS_COMPLETE = "complete"
 READER_WARNINGS_TAG = "advisor.reader_warnings"
 #: Prefix + family name: the learning rate chosen for that family on dev (``advisor.pipeline._tune``).
 LR_TAG = "advisor.lr."
+#: Prefix + family name: the projection width chosen for that family on dev with its rate.
+PROJECTION_TAG = "advisor.projection."
 #: ``--until`` of the latest process ("complete" or "decided"): a tag, so a resume may finish the grid;
 #: read into ``params["until"]``.
 UNTIL_TAG = "advisor.until"
@@ -148,3 +152,8 @@ def child_runs_filter(parent_id: str) -> str:
 def known_rates(tags: dict[str, str]) -> dict[str, float]:
     """The learning rate chosen per family, read from a parent run's tags."""
     return {k[len(LR_TAG) :]: float(v) for k, v in tags.items() if k.startswith(LR_TAG)}
+
+
+def known_widths(tags: dict[str, str]) -> dict[str, int]:
+    """The projection width chosen per family with its rate (none where the profile has one width)."""
+    return {k[len(PROJECTION_TAG) :]: int(v) for k, v in tags.items() if k.startswith(PROJECTION_TAG)}

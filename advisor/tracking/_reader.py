@@ -36,6 +36,7 @@ from advisor.tracking._layout import (
     TASK_TAG,
     UNTIL_TAG,
     known_rates,
+    known_widths,
 )
 from advisor.tracking._serving import load_serving
 from advisor.tracking._store import child_runs, client_for, resolve_tracking_uri, run_artifacts
@@ -213,6 +214,8 @@ def assemble_analysis(
     rates = known_rates(facts.tags)
     if rates:  # tags: chosen on dev after the params were fixed (advisor.pipeline._tune)
         params["learning_rates"] = json.dumps(rates)
+    if widths := known_widths(facts.tags):  # chosen with the rates
+        params["projections"] = json.dumps(widths)
     rows = _cell_rows(client, store, facts, artifacts) if rows is None else rows
     serving = load_serving(store, facts.run_id, artifacts) if serving is None else serving
     embeddings = serving_columns(_embeddings(params, facts.metrics), serving)

@@ -78,7 +78,9 @@ def _training(analysis: Analysis) -> str | None:
 def _projected(config: dict[str, Any]) -> str:
     """The learnt map every family's vectors pass first: its width decides whether a wide embedding is
     squeezed or a narrow one widened, so a reader must see it ('' for stores that did not log it)."""
-    width = config.get("projection")
+    width, widths = config.get("projection"), config.get("projection_grid")
+    if widths and not width:
+        return "a learnt linear projection of the vectors (its width chosen on dev, below), then "
     return f"a learnt linear projection of the vectors to {width} dimensions, then " if width else ""
 
 
@@ -101,7 +103,13 @@ _LR_RULE = (
     "the largest rate whose lower bound (mean dev score less its own standard error) and mean both come "
     "within one standard error (the median over rates) of the rate with the best bound"
 )
+_WIDTH_RULE = (
+    "among the settings whose lower bound (mean dev score less its own standard error) and mean both come "
+    "within one standard error (the median over settings) of the setting with the best bound, the "
+    "narrowest width, and at it the largest rate"
+)
 _LR_RULES = {
+    "narrowest width, then largest rate, among those within 1 median SE of the best bound's": _WIDTH_RULE,
     "largest within 1 SE of the best mean dev": "the largest rate within one standard error of the best mean dev score",
     "largest within 1 median SE of the best mean-minus-own-SE dev": (
         "the largest rate whose lower bound (mean dev score less its own standard error) is within one "
@@ -114,15 +122,23 @@ def _learning_rate(config: dict[str, Any], params: dict[str, Any]) -> str:
     """A fixed rate, or the rate each family chose on dev from the grid (the same grid for every family)."""
     if config.get("lr") is not None:
         return f"learning rate {config['lr']} for every embedding"
-    grid = ", ".join(f"{lr:g}" for lr in config.get("lr_grid", []))
+    grid = "{" + ", ".join(f"{lr:g}" for lr in config.get("lr_grid", [])) + "}"
     chosen = json.loads(params.get("learning_rates") or "{}")
-    picked = "; chosen: " + ", ".join(f"{e} {lr:g}" for e, lr in chosen.items()) if chosen else ""
+    widths = config.get("projection_grid")
+    dims = json.loads(params.get("projections") or "{}") if widths else {}
+    picked = ", ".join(
+        f"{e} {lr:g}" + (f" at {dims[e]} dims" if e in dims else "") for e, lr in chosen.items()
+    )
     seeds = int(config.get("lr_seeds") or 1)
     rule = _LR_RULES.get(str(config.get("lr_choice")), _LR_RULE)
     tried = f"{seeds} seeds; {rule}" if seeds > 1 else "one seed"
+    what, per = ("learning rate", "rate")
+    if widths:
+        grid += " x projection widths {" + ", ".join(str(w) for w in widths) + "}"
+        what, per = ("learning rate and projection width", "setting")
     return (
-        f"learning rate chosen per embedding on dev from {{{grid}}} (models per rate at the grid's middle "
-        f"size, {tried}; the same grid and effort for every embedding){picked}"
+        f"{what} chosen per embedding on dev from {grid} (models per {per} at the grid's middle "
+        f"size, {tried}; the same grid and effort for every embedding){'; chosen: ' + picked if picked else ''}"
     )
 
 

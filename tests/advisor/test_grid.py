@@ -70,6 +70,8 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     assert estimate_seconds(large, profile, 1000) > estimate_seconds(small, profile, 1000) > 0
     assert estimate_seconds(large, profile, 1000, max_steps=100) < estimate_seconds(large, profile, 1000)
     assert estimate_seconds(large, profile, 1000, tune_lr=False) < estimate_seconds(large, profile, 1000)
+    one_width = estimate_seconds(large, profile, 1000, projection=64)  # --projection: the rate alone is tuned
+    assert len(profile.projections) > 1 and one_width < estimate_seconds(large, profile, 1000)
     train = tmp_path / "train.csv"
     train.write_text(
         "text,label\n" + "".join(f"item {i} word,{'ab'[i % 2]}\n" for i in range(1000)), encoding="utf-8"

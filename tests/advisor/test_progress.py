@@ -128,3 +128,7 @@ def test_the_eta_starts_from_recorded_speeds_and_is_worded_for_tune_and_cell_eve
     trial = ProgressEvent("tune", 2, 6, cell=Cell("static", 64, 1, lr=0.003), score=0.7, seconds=2.0)
     assert describe(trial).startswith("learning-rate trial [2/6] static") and "lr 0.003" in describe(trial)
     assert time_left(trial) == ""  # no ETA yet: nothing said rather than a dash
+    wide = ProgressEvent(
+        "tune", 3, 12, cell=Cell("static", 64, 1, lr=0.01, projection=256), score=0.7, seconds=2.0
+    )
+    assert "lr 0.01 width 256 size 64" in describe(wide)

@@ -30,6 +30,7 @@ CHANGED: dict[str, Any] = {
     "until": "decided",
     "budget": "10m",
     "lr": 0.002,
+    "projection": 128,
     "contextual": "bert-base-cased",
     "layer": "mean-last-4",
     "pooling": "mean",

@@ -59,6 +59,8 @@ def _refused(settings: RunSettings, tmp_path: Path) -> AdvisorError:
         ({"seeds": 99999999999999999999999}, "E245", "--seeds must be at most 1,000"),
         ({"random_dim": 1_000_000_000}, "E245", "--random-dim must be at most 16,384"),
         ({"random_dim": 0}, "E211", "--random-dim must be at least 1"),
+        ({"projection": 0}, "E211", "--projection must be at least 1"),
+        ({"projection": 100_000}, "E245", "--projection must be at most 4,096"),
         ({"max_steps": 10**12}, "E245", "--max-steps must be at most 10,000,000"),
         ({"workers": 100_000}, "E245", "--workers must be at most 1,024"),
         ({"patience": 10**6}, "E245", "--patience must be at most 10,000"),

@@ -70,27 +70,31 @@ def test_a_projection_width_is_its_own_profile_with_the_budget_unchanged() -> No
     from advisor.grid import profiles
 
     wide, narrow = (
-        bench.parse_variant("projection=256", "default"),
-        bench.parse_variant("projection=32", "default"),
+        bench.parse_variant("projection=256", "quick"),
+        bench.parse_variant("projection=32", "quick"),
     )
+    fixed = bench.parse_variant("projection=256", "default")  # one width against the dev choice of two
     try:
         assert (wide.label, wide.key, wide.larger, wide.scale) == ("projection 256", "projection256", True, 1)
         assert not narrow.larger and wide.cause == "a too narrow projection"
-        widened, default = profiles.get(wide.profile), profiles.get("default")
-        assert (widened.projection, default.projection) == (256, 64)
-        assert replace(widened, name="default", projection=64) == default  # nothing else changes
+        widened, quick = profiles.get(wide.profile), profiles.get("quick")
+        assert (widened.projections, quick.projections) == ((256,), (64,))
+        assert replace(widened, name="quick", projections=(64,)) == quick  # nothing else changes
+        assert profiles.get(fixed.profile).projections == (256,) and fixed.larger
     finally:
-        profiles.unregister(wide.profile)
-        profiles.unregister(narrow.profile)
+        for variant in (wide, narrow, fixed):
+            profiles.unregister(variant.profile)
 
 
 def test_an_against_value_that_names_no_variant_is_refused() -> None:
     import pytest
 
     bench = load_experiment("bench_convergence")
-    for text in ("floor=600", "floor=0", "floor=abc", "8x", "projection=64", "projection=0"):
+    for text in ("floor=600", "floor=0", "floor=abc", "8x", "projection=0"):
         with pytest.raises(SystemExit, match="--against"):
             bench.parse_variant(text, "default")
+    with pytest.raises(SystemExit, match="--against"):  # the quick profile's one width: nothing to compare
+        bench.parse_variant("projection=64", "quick")
 
 
 def test_with_a_lower_floor_the_paired_test_asks_whether_the_default_is_higher() -> None:
@@ -117,5 +121,11 @@ def test_a_flipped_rate_and_the_larger_budget_are_named_by_the_variant() -> None
     default = bench.Curves(pd.DataFrame(), {"random": 0.001}, 1.0)
     retuned = bench.Curves(pd.DataFrame(), {"random": 0.01}, 1.0)
     assert bench._rates(default, retuned, "random", "floor 300") == "0.001 (floor 300 chose 0.01)"
+    wide = bench.Curves(pd.DataFrame(), {"random": 0.001}, 1.0, {"random": 256})  # same rate, other width
+    assert bench._rates(default, wide, "random", "4x") == "0.001 (4x chose 0.001 @256)"
+    assert (
+        bench._setting(wide, "random") == (0.001, 256)
+        and bench._rates(wide, wide, "random", "4x") == "0.001 @256"
+    )
     lowered = bench.Variant("floor 300", "default-floor300", larger=False)
     assert lowered.larger_side == "default" and bench.Variant("4x", "default", scale=4).larger_side == "4x"

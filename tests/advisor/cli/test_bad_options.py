@@ -56,6 +56,7 @@ def _refused(advisor_cli, args: list[str], *expected: str) -> str:
         (["--seeds", "100000"], "--seeds must be at most 1,000"),
         (["--seeds", "99999999999999999999999"], "--seeds must be at most 1,000"),
         (["--random-dim", "1000000000"], "--random-dim must be at most 16,384"),
+        (["--projection", "100000"], "--projection must be at most 4,096"),
         (["--max-steps", str(10**12)], "--max-steps must be at most 10,000,000"),
         (["--embeddings", "static", "--static", "v.txt"], "v.txt:2: not a number: 'abc'"),
         (["--embeddings", "contextual", "--contextual", "listconfig"], "it holds a JSON list, not an object"),

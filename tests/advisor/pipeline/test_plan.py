@@ -1,5 +1,5 @@
 """The run plan: the downstream precision is resolved before a run and is part of its resume key, and so
-is the profile's projection width."""
+are the projection widths (the profile's, chosen on dev, or the one ``--projection`` fixes)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.helpers import write_ner
 from trainers import _precision
 
 
-def _plan(tmp_path: Path, precision: str, profile: str = "default"):
+def _plan(tmp_path: Path, precision: str, profile: str = "default", **changes: object):
     files = {
         part: write_ner(tmp_path / f"{part}.conll", 20, i) for i, part in enumerate(("train", "dev", "test"))
     }
@@ -31,6 +31,7 @@ def _plan(tmp_path: Path, precision: str, profile: str = "default"):
         device="cpu",
         profile=profile,
     )
+    settings = replace(settings, **changes)
     return plan_run(
         settings, read_splits(str(files["train"]), "ner", dev=str(files["dev"]), test=str(files["test"]))
     )
@@ -60,14 +61,32 @@ def test_runs_in_different_precisions_never_share_a_resume_key(
 
 def test_the_profiles_projection_width_is_trained_and_part_of_the_resume_key(tmp_path: Path) -> None:
     """A width audit (experiments/bench_convergence.py --against projection=N) trains what it names and
-    never resumes the default's cells."""
-    profiles.register("default-proj256-test")(
-        replace(profiles.get("default"), name="default-proj256-test", projection=256)
+    never resumes the quick profile's cells."""
+    profiles.register("quick-proj256-test")(
+        replace(profiles.get("quick"), name="quick-proj256-test", projections=(256,))
     )
     try:
-        default, wide = _plan(tmp_path, "float32"), _plan(tmp_path, "float32", "default-proj256-test")
+        quick, wide = _plan(tmp_path, "float32", "quick"), _plan(tmp_path, "float32", "quick-proj256-test")
     finally:
-        profiles.unregister("default-proj256-test")
-    assert default.train_config.projection == 64 and wide.train_config.projection == 256
+        profiles.unregister("quick-proj256-test")
+    assert quick.train_config.projection == 64 and wide.train_config.projection == 256
     assert json.loads(wide.params["train_config"])["projection"] == 256
-    assert default.key != wide.key
+    assert quick.key != wide.key
+
+
+def test_widths_chosen_on_dev_are_the_setting_and_a_fixed_width_is_another(tmp_path: Path) -> None:
+    """The default profile chooses the width with the rate: its key and logged config name the widths
+    tried and the rule, not one width; ``--projection`` fixes one width (a run of its own); ``--lr``
+    tunes nothing, so the profile's first width is trained."""
+    chosen = _plan(tmp_path, "float32")
+    config = json.loads(chosen.params["train_config"])
+    assert profiles.get("default").projections == (64, 256)
+    assert config["projection"] is None and config["projection_grid"] == [64, 256]
+    assert config["lr_choice"].startswith("narrowest width, then largest rate")
+    fixed = _plan(tmp_path, "float32", projection=128)
+    assert fixed.train_config.projection == 128 and "projection_grid" not in json.loads(
+        fixed.params["train_config"]
+    )
+    assert len({chosen.key, fixed.key, _plan(tmp_path, "float32", projection=256).key}) == 3
+    one_rate = _plan(tmp_path, "float32", lr=0.01)
+    assert one_rate.train_config.projection == 64 and "projection_grid" not in one_rate.params["train_config"]

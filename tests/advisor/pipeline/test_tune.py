@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,19 +13,26 @@ from advisor.grid import Cell, GridPlan
 from advisor.pipeline import LR_TAG, TUNING_TABLE, choose_learning_rates, known_rates, tuning_size
 from advisor.runner import ProgressEvent, run_analysis
 from advisor.settings import RunSettings
-from advisor.tracking import client_for, load_analysis, read_json_table
+from advisor.tracking import child_runs, client_for, load_analysis, read_json_table
 from tests.helpers import NewStore, tiny_run_settings, write_ner_splits
 
 GRID = (1e-3, 3e-3, 1e-2)
 TUNING_SEEDS = [0, 1]
 
 
+ONE_WIDTH = (64,)
+
+
 def _fake_train(dev: dict[tuple, float], test: float = 0.0):
-    """An executor whose results have the given dev score per (family, lr[, seed]) and a fixed test score."""
+    """An executor whose results have the given dev score per (family, lr[, seed[, width]]) and a fixed
+    test score."""
 
     def train(cells: list[Cell]):
         for cell in cells:
-            score = dev.get((cell.embedding, cell.lr, cell.seed), dev.get((cell.embedding, cell.lr)))
+            score = dev.get(
+                (cell.embedding, cell.lr, cell.seed, cell.projection),
+                dev.get((cell.embedding, cell.lr, cell.seed), dev.get((cell.embedding, cell.lr))),
+            )
             result = SimpleNamespace(dev_score=score, score=test, steps=700, under_trained=False)
             yield cell, result, 0.1
 
@@ -37,7 +45,7 @@ def test_each_family_gets_the_rate_with_the_best_dev_score() -> None:
     dev = {("static", 1e-3): 0.5, ("static", 3e-3): 0.6, ("static", 1e-2): 0.7}
     dev |= {("contextual", 1e-3): 0.8, ("contextual", 3e-3): 0.7, ("contextual", 1e-2): 0.6}
     chosen = choose_learning_rates(
-        grid, ["static", "contextual"], GRID, TUNING_SEEDS, _fake_train(dev, test=0.99)
+        grid, ["static", "contextual"], GRID, TUNING_SEEDS, _fake_train(dev, test=0.99), widths=ONE_WIDTH
     )
     assert chosen.rates == {"static": 1e-2, "contextual": 1e-3}
     table = chosen.table
@@ -50,7 +58,7 @@ def test_each_family_gets_the_rate_with_the_best_dev_score() -> None:
 
 def _chosen(dev: dict, seeds: list[int] = TUNING_SEEDS) -> dict[str, float]:
     grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["static"], full_size=20)
-    return choose_learning_rates(grid, ["static"], GRID, seeds, _fake_train(dev)).rates
+    return choose_learning_rates(grid, ["static"], GRID, seeds, _fake_train(dev), widths=ONE_WIDTH).rates
 
 
 def test_one_lucky_seed_does_not_decide() -> None:
@@ -76,7 +84,9 @@ def test_a_rate_with_a_collapsed_seed_loses_to_a_steady_one() -> None:
     dev |= {("random", 3e-3, 0): 0.150, ("random", 3e-3, 1): 0.160}
     dev |= {("random", 1e-2, 0): 0.257, ("random", 1e-2, 1): 0.069}  # the best mean, 0.163
     grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["random"], full_size=20)
-    chosen = choose_learning_rates(grid, ["random"], GRID, TUNING_SEEDS, _fake_train(dev)).rates
+    chosen = choose_learning_rates(
+        grid, ["random"], GRID, TUNING_SEEDS, _fake_train(dev), widths=ONE_WIDTH
+    ).rates
     assert chosen == {"random": 3e-3}
 
 
@@ -94,8 +104,56 @@ def test_a_rate_that_ties_on_the_bound_but_not_on_the_mean_does_not_win_as_the_l
     dev |= {("contextual", 3e-3, 0): 0.676, ("contextual", 3e-3, 1): 0.676}
     dev |= {("contextual", 1e-2, 0): 0.687, ("contextual", 1e-2, 1): 0.676}
     grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["contextual"], full_size=20)
-    chosen = choose_learning_rates(grid, ["contextual"], GRID, TUNING_SEEDS, _fake_train(dev)).rates
+    chosen = choose_learning_rates(
+        grid, ["contextual"], GRID, TUNING_SEEDS, _fake_train(dev), widths=ONE_WIDTH
+    ).rates
     assert chosen == {"contextual": 1e-3}
+
+
+#: Static's measured dev scores at the tuning size (``experiments/bench_convergence.py --against
+#: projection=256``, default profile, 3 rates x 2 widths x 2 seeds): (lr, width, seed) -> dev score.
+TREC_STATIC = {
+    (0.001, 64, 0): 0.7872, (0.001, 64, 1): 0.7688, (0.003, 64, 0): 0.8055, (0.003, 64, 1): 0.7651,
+    (0.01, 64, 0): 0.7963, (0.01, 64, 1): 0.7706, (0.001, 256, 0): 0.7982, (0.001, 256, 1): 0.7706,
+    (0.003, 256, 0): 0.8055, (0.003, 256, 1): 0.7945, (0.01, 256, 0): 0.7541, (0.01, 256, 1): 0.7541,
+}  # fmt: skip
+WNUT_STATIC = {
+    (0.001, 64, 0): 0.3516, (0.001, 64, 1): 0.3665, (0.003, 64, 0): 0.3903, (0.003, 64, 1): 0.3745,
+    (0.01, 64, 0): 0.3881, (0.01, 64, 1): 0.3632, (0.001, 256, 0): 0.374, (0.001, 256, 1): 0.3405,
+    (0.003, 256, 0): 0.3683, (0.003, 256, 1): 0.3615, (0.01, 256, 0): 0.3791, (0.01, 256, 1): 0.3539,
+}  # fmt: skip
+
+
+def _joint(measured: dict[tuple, float]):
+    dev = {("static", lr, seed, width): score for (lr, width, seed), score in measured.items()}
+    grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["static"], full_size=20)
+    return choose_learning_rates(grid, ["static"], GRID, TUNING_SEEDS, _fake_train(dev), widths=(64, 256))
+
+
+def test_the_width_is_chosen_with_the_rate_as_the_measured_dev_scores_said() -> None:
+    """TREC-6: 256 dims at 3e-3 beat every 64-d setting on dev (and scored +2.6 test points at full
+    size); WNUT-17: 64 dims at 3e-3 won on dev (256 scored lower at the small sizes). One rule picks both."""
+    trec, wnut = _joint(TREC_STATIC), _joint(WNUT_STATIC)
+    assert (trec.rates, trec.widths) == ({"static": 0.003}, {"static": 256})
+    assert (wnut.rates, wnut.widths) == ({"static": 0.003}, {"static": 64})
+    assert len(trec.table) == 12 and sorted(set(trec.table["projection"])) == [64, 256]
+    chosen = trec.table[trec.table["chosen"]]
+    assert set(zip(chosen["lr"], chosen["projection"], strict=True)) == {(0.003, 256)}
+    assert {(c.size, c.seed, c.lr, c.projection) for c in trec.trials} == {
+        (10, 0, None, None),  # the tuning size's cells, handed on as the grid's
+        (10, 1, None, None),
+    }
+
+
+def test_among_tied_settings_the_narrowest_width_wins_then_the_largest_rate() -> None:
+    """Dev cannot tell 64 and 256 apart: the narrower map (cheaper, never worse at the small sizes)."""
+    tied = {
+        (lr, width, seed): 0.70 + 0.01 * seed for lr in GRID for width in (64, 256) for seed in TUNING_SEEDS
+    }
+    picked = _joint(tied)
+    assert (picked.rates, picked.widths) == ({"static": 0.01}, {"static": 64})
+    tied |= {(lr, 64, seed): 0.60 for lr in GRID for seed in TUNING_SEEDS}  # 64 now clearly worse
+    assert _joint(tied).widths == {"static": 256}
 
 
 @pytest.fixture()
@@ -165,3 +223,50 @@ def test_the_chosen_rates_trials_are_logged_as_their_cells_with_the_scores_train
     assert scores[0][["embedding", "size", "seed", "score", "steps"]].equals(
         scores[1][["embedding", "size", "seed", "score", "steps"]]
     )
+
+
+def test_a_run_with_several_widths_chooses_stores_and_trains_each_familys_width(
+    settings: RunSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile with two projection widths: each family's width is chosen with its rate, tagged on
+    the parent, named in every child run's params, trained in every grid cell and reused on resume."""
+    from advisor.grid import profiles
+    from advisor.pipeline import PROJECTION_TAG, _execute, known_widths
+
+    name = "quick-widths-test"
+    profiles.register(name)(replace(profiles.get("quick"), name=name, projections=(8, 16)))
+    trained: list[tuple[Cell, int]] = []
+    train_one = _execute.train_one
+    monkeypatch.setattr(
+        _execute,
+        "train_one",
+        lambda cell, state: (
+            trained.append((cell, _execute.cell_config(cell, state)["projection"])) or train_one(cell, state)
+        ),
+    )
+    try:
+        wide = replace(settings, profile=name)
+        with pytest.raises(RuntimeError, match="injected failure"):
+            run_analysis(wide, fail_after=2)
+        first = list(trained)
+        outcome = run_analysis(wide)
+    finally:
+        profiles.unregister(name)
+    client = client_for(settings.tracking_uri)
+    tags = client.get_run(outcome.run_id).data.tags
+    widths = known_widths(tags)
+    assert set(widths) == {"random", "static"} and set(widths.values()) <= {8, 16}
+    assert all(tags[PROJECTION_TAG + family] == str(width) for family, width in widths.items())
+    table = read_json_table(client, outcome.run_id, TUNING_TABLE)
+    assert len(table) == 2 * 3 * 2 * len(TUNING_SEEDS) and set(table["projection"]) == {8, 16}
+    trials = [(c, w) for c, w in first if c.lr is not None]
+    assert len(trials) == 2 * 3 * 2 * len(TUNING_SEEDS) and all(w == c.projection for c, w in trials)
+    grid = [(c, w) for c, w in trained if c.lr is None]
+    assert grid and all(w == widths[c.embedding] for c, w in grid)  # both processes: the chosen width
+    assert len(trials) == len([c for c, _ in trained if c.lr is not None])  # the resume tuned nothing
+    children = child_runs(client, client.get_run(outcome.run_id).info.experiment_id, outcome.run_id)
+    assert {int(r.data.params["projection"]) for r in children if r.data.params["family"] == "static"} == {
+        widths["static"]
+    }
+    method = load_analysis(outcome.run_id, settings.tracking_uri)
+    assert json.loads(method.params["projections"]) == widths

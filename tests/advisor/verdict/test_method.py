@@ -91,6 +91,28 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
     assert "learning rate 0.005 for every embedding" in training
 
 
+def test_method_notes_state_the_width_chosen_with_the_rate(make_case) -> None:
+    """A profile with several projection widths: the width is named as chosen on dev, per family."""
+    from dataclasses import replace
+
+    case = make_case("use contextual", noise=0.001)
+    config = {"hidden": 64, "batch_size": 64, "dropout": 0.3, "projection": None, "lr": None}
+    config |= {"lr_grid": [0.001, 0.01], "lr_seeds": 2, "projection_grid": [64, 256]}
+    config["lr_choice"] = (
+        "narrowest width, then largest rate, among those within 1 median SE of the best bound's"
+    )
+    params = {**case.params, "train_config": json.dumps(config)}
+    params["learning_rates"] = json.dumps({"static": 0.01, "contextual": 0.001})
+    params["projections"] = json.dumps({"static": 256, "contextual": 64})
+    notes = method_notes(replace(case, params=params), recommend(case))
+    training = next(n for n in notes if n.startswith("Downstream model"))
+    assert "a learnt linear projection of the vectors (its width chosen on dev, below), then a " in training
+    assert "learning rate and projection width chosen per embedding on dev from {0.001, 0.01} x " in training
+    assert "projection widths {64, 256} (models per setting at the grid's middle size, 2 seeds; " in training
+    assert "the narrowest width, and at it the largest rate" in training
+    assert "chosen: static 0.01 at 256 dims, contextual 0.001 at 64 dims" in training
+
+
 def test_method_states_the_cost_rule_with_the_inputs_judged_under(make_case) -> None:
     case = make_case("use contextual", noise=0.001)
     (plain,) = [n for n in method_notes(case, recommend(case)) if n.startswith("Cost against accuracy")]
