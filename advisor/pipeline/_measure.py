@@ -8,6 +8,7 @@ run and kept on resume (serving: only while every embedding was measured the sam
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from advisor.contextuality import contextuality_for
@@ -22,6 +23,7 @@ from advisor.costs import (
     serving_embedding,
     serving_provenance,
 )
+from advisor.pipeline._tune import known_settings
 from advisor.tracking import has_contextuality, load_serving, log_contextuality, log_serving
 from advisor.vocabulary import family
 
@@ -46,8 +48,9 @@ def serving(ctx: StageContext) -> ServingMeasurements:
         measured = stored
     else:
         load = machine_load()  # before: the measurement itself adds to the load
+        chosen = known_settings(tracker.tags)  # each family served with the width it trained at
         costs = measure_all_serving(
-            ctx.plan.options, ctx.splits, sample, ctx.plan.train_config, ctx.plan.device
+            ctx.plan.options, ctx.splits, sample, ctx.plan.train_config, ctx.plan.device, chosen
         )
         conditions = serving_conditions(costs, load)
         measured = ServingMeasurements(wanted, costs, time.strftime("%Y-%m-%dT%H:%M:%S"), conditions)
@@ -58,11 +61,18 @@ def serving(ctx: StageContext) -> ServingMeasurements:
 
 
 def measure_all_serving(
-    options: dict[str, dict[str, Any]], splits: Any, sample: Any, config: Any, device: str
+    options: dict[str, dict[str, Any]],
+    splits: Any,
+    sample: Any,
+    config: Any,
+    device: str,
+    chosen: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, ServingCost]:
     """Time each embedding of ``options`` from raw text on ``sample``: a frozen embedding + head through
-    :mod:`advisor.costs`; a family with a serving hook of its own (the fine-tuned reference: no frozen
-    embedding, its encoder + head) times itself the same way."""
+    :mod:`advisor.costs`, the head built with ``config`` and the family's ``chosen`` fields (its
+    projection width chosen on dev: a 256-d head costs more than a 64-d one); a family with a serving
+    hook of its own (the fine-tuned reference: no frozen embedding, its encoder + head) times itself
+    the same way."""
     from trainers import label_set
 
     labels = label_set(splits.train, splits.dev, splits.test)
@@ -73,8 +83,9 @@ def measure_all_serving(
             measured[name] = serve(opts, splits, sample, device, SERVING_REPEATS)
             continue
         embedding = serving_embedding(name, opts, splits)
+        own = replace(config, **(chosen or {}).get(name, {}))
         measured[name] = measure_serving(
-            name, embedding, splits.train.task, labels, sample, config, device, repeats=SERVING_REPEATS
+            name, embedding, splits.train.task, labels, sample, own, device, repeats=SERVING_REPEATS
         )
     return measured
 

@@ -231,7 +231,7 @@ def test_a_run_with_several_widths_chooses_stores_and_trains_each_familys_width(
     """A profile with two projection widths: each family's width is chosen with its rate, tagged on
     the parent, named in every child run's params, trained in every grid cell and reused on resume."""
     from advisor.grid import profiles
-    from advisor.pipeline import PROJECTION_TAG, _execute, known_widths
+    from advisor.pipeline import PROJECTION_TAG, _execute, _measure, _tune, known_widths
 
     name = "quick-widths-test"
     profiles.register(name)(replace(profiles.get("quick"), name=name, projections=(8, 16)))
@@ -244,6 +244,18 @@ def test_a_run_with_several_widths_chooses_stores_and_trains_each_familys_width(
             trained.append((cell, _execute.cell_config(cell, state)["projection"])) or train_one(cell, state)
         ),
     )
+    served: dict[str, int] = {}  # the head each family's serving cost is measured on
+    measure = _measure.measure_serving
+
+    def measure_serving(family: str, embedding, task, labels, sample, config, *args, **kwargs):
+        served[family] = config.projection
+        return measure(family, embedding, task, labels, sample, config, *args, **kwargs)
+
+    monkeypatch.setattr(_measure, "measure_serving", measure_serving)
+    # whatever dev picks must reach training and serving; the wider width, not the profile's first (8),
+    # is what a run that dropped the choice somewhere would get wrong
+    pick = _tune._best
+    monkeypatch.setattr(_tune, "_best", lambda rows: (pick(rows)[0], 16))
     try:
         wide = replace(settings, profile=name)
         with pytest.raises(RuntimeError, match="injected failure"):
@@ -255,7 +267,7 @@ def test_a_run_with_several_widths_chooses_stores_and_trains_each_familys_width(
     client = client_for(settings.tracking_uri)
     tags = client.get_run(outcome.run_id).data.tags
     widths = known_widths(tags)
-    assert set(widths) == {"random", "static"} and set(widths.values()) <= {8, 16}
+    assert widths == {"random": 16, "static": 16}
     assert all(tags[PROJECTION_TAG + family] == str(width) for family, width in widths.items())
     table = read_json_table(client, outcome.run_id, TUNING_TABLE)
     assert len(table) == 2 * 3 * 2 * len(TUNING_SEEDS) and set(table["projection"]) == {8, 16}
@@ -270,3 +282,4 @@ def test_a_run_with_several_widths_chooses_stores_and_trains_each_familys_width(
     }
     method = load_analysis(outcome.run_id, settings.tracking_uri)
     assert json.loads(method.params["projections"]) == widths
+    assert served == widths  # served at the width it trained at, not the profile's first
