@@ -58,6 +58,14 @@ def test_method_notes_state_the_downstream_model_and_its_precision(make_case) ->
     assert not any(n.startswith("Downstream model") for n in method_notes(case, recommend(case)))
 
 
+def _downstream_note(case, params: dict) -> str:
+    """The Method section's downstream-model sentence for ``case`` run with ``params``."""
+    from dataclasses import replace
+
+    notes = method_notes(replace(case, params=params), recommend(case))
+    return next(n for n in notes if n.startswith("Downstream model"))
+
+
 def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
     from dataclasses import replace
 
@@ -73,8 +81,7 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
     tuned = {**config, "lr": None, "lr_grid": [0.001, 0.003, 0.01], "lr_seeds": 2}
     params = {**case.params, "train_config": json.dumps(tuned)}
     params["learning_rates"] = json.dumps({"static": 0.01, "contextual": 0.003})
-    notes = method_notes(replace(case, params=params), recommend(case))
-    training = next(n for n in notes if n.startswith("Downstream model"))
+    training = _downstream_note(case, params)
     assert "chosen per embedding on dev from {0.001, 0.003, 0.01}" in training
     assert "2 seeds; the largest rate whose lower bound (mean dev score less its own standard" in training
     assert "chosen: static 0.01, contextual 0.003" in training
@@ -93,7 +100,6 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
 
 def test_method_notes_state_the_width_chosen_with_the_rate(make_case) -> None:
     """A profile with several projection widths: the width is named as chosen on dev, per family."""
-    from dataclasses import replace
 
     case = make_case("use contextual", noise=0.001)
     config = {"hidden": 64, "batch_size": 64, "dropout": 0.3, "projection": None, "lr": None}
@@ -104,8 +110,7 @@ def test_method_notes_state_the_width_chosen_with_the_rate(make_case) -> None:
     params = {**case.params, "train_config": json.dumps(config)}
     params["learning_rates"] = json.dumps({"static": 0.01, "contextual": 0.001})
     params["projections"] = json.dumps({"static": 256, "contextual": 64})
-    notes = method_notes(replace(case, params=params), recommend(case))
-    training = next(n for n in notes if n.startswith("Downstream model"))
+    training = _downstream_note(case, params)
     assert "a learnt linear projection of the vectors (its width chosen on dev, below), then a " in training
     assert "learning rate and projection width chosen per embedding on dev from {0.001, 0.01} x " in training
     assert "projection widths {64, 256} (models per setting at the grid's middle size, 2 seeds; " in training
