@@ -434,15 +434,14 @@ def _chosen_settings(
         plan.grid, todo, lr_grid, tuning_seeds(plan.grid, profile), execute, widths=widths
     )
     tracker.log_table(picked.table, TUNING_TABLE)
-    tracker.log_parent_tags(
-        {LR_TAG + e: repr(lr) for e, lr in picked.rates.items()}
-        | {PROJECTION_TAG + e: str(width) for e, width in picked.widths.items()}
-    )
+    tags = {LR_TAG + e: repr(lr) for e, lr in picked.rates.items()}
+    tags |= {PROJECTION_TAG + e: str(width) for e, width in picked.widths.items()}
+    tracker.log_parent_tags(tags)
     dims = {e: f" at {width} dims" if len(widths) > 1 else "" for e, width in picked.widths.items()}
     message = ", ".join(f"{e} {lr:g}{dims[e]}" for e, lr in picked.rates.items())
     notify(ProgressEvent("tune", message=f"chosen on dev: {message}"))
     trials.update(picked.trials)
-    return chosen | {e: {"lr": lr, "projection": picked.widths[e]} for e, lr in picked.rates.items()}
+    return chosen | known_settings(tags)  # read back as a resumed run will read them
 
 
 def _train(

@@ -175,12 +175,13 @@ def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:
     own_cells, own_options = _own_cells(settings, grid, random_dim, device)
     grid, options = replace(grid, cells=[*grid.cells, *own_cells]), {**options, **own_options}
     max_steps = settings.max_steps or profile.max_steps
+    widths = tuned_widths(profile, settings.projection)  # the first: the width when nothing is tuned
     train_config = TrainConfig(
         max_steps=max_steps,
         min_steps=min(profile.min_steps, max_steps),
         patience=settings.patience or profile.patience,
         anneals=profile.anneals,
-        projection=settings.projection or profile.projections[0],
+        projection=widths[0],
         lr=settings.lr if settings.lr is not None else TrainConfig.lr,
         device=device,
         precision=resolve_precision(settings.precision, device),  # resolved: part of the resume key
@@ -195,7 +196,6 @@ def plan_run(settings: RunSettings, splits: DataSplits) -> RunPlan:
             "lr_seeds": profile.lr_seeds,
             "lr_choice": LR_CHOICE,
         }
-        widths = tuned_widths(profile, settings.projection)
         if len(widths) > 1:  # the width is chosen with the rate: the widths and the rule are the setting
             config_for_key |= {"projection": None, "projection_grid": list(widths), "lr_choice": WIDTH_CHOICE}
     name = Path(str(settings.data)).name

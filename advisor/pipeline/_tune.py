@@ -35,7 +35,7 @@ tied rate must tie on the mean too: on MRPC, contextual's 1e-2 (dev 0.687 / 0.67
 tied 1e-3 (0.717 / 0.681) on the bound alone, and as the larger rate it won and then stayed at the
 majority label at every size (0.678-0.686 test accuracy where 1e-3 had reached 0.67-0.73).
 
-The choice is stored on the parent run (tags ``advisor.lr.<family>`` and, where widths were tried,
+The choice is stored on the parent run (tags ``advisor.lr.<family>`` and
 ``advisor.projection.<family>``; table ``analysis/tuning.json``) so a resumed run reuses it and never
 mixes settings within a family. The trials at the chosen setting are the grid's cells at the tuning
 size for the tuning seeds, trained exactly as the grid trains them; the runner logs them as those

@@ -155,5 +155,5 @@ def known_rates(tags: dict[str, str]) -> dict[str, float]:
 
 
 def known_widths(tags: dict[str, str]) -> dict[str, int]:
-    """The projection width chosen per family with its rate (none where the profile has one width)."""
+    """The projection width chosen per family with its rate (none in stores from before widths were tagged)."""
     return {k[len(PROJECTION_TAG) :]: int(v) for k, v in tags.items() if k.startswith(PROJECTION_TAG)}
