@@ -20,7 +20,7 @@ from advisor.pipeline._plan import embedding_options, resolve_device
 from advisor.pipeline._speed import (
     calibrate_encoder,
     contention,
-    machine_load,
+    load_now,
     record_encoder_speed,
     recorded_encoder_speed,
     recorded_seconds_per_step,
@@ -92,7 +92,7 @@ def _under_load_now(
     (other processes plus this run's ``workers``), the factor for the idle-core constant, and a clause
     that names the load when it slows the run. Why: on a shared machine the load, not the model, set
     the pace (a TREC run estimated at 16 min took 55 at load 11 on 2 cores)."""
-    now = machine_load()
+    now = load_now()
     if now is None:
         return per_step, 1.0, ""
     factor = contention(now[0] + workers, now[1])

@@ -26,6 +26,7 @@ __all__ = [
     "SPEED_FILE",
     "calibrate_encoder",
     "contention",
+    "load_now",
     "machine_load",
     "record_encoder_speed",
     "record_training_speed",
@@ -85,6 +86,29 @@ def machine_load() -> tuple[float, int] | None:
         return os.getloadavg()[0], os.cpu_count() or 1
     except (AttributeError, OSError):
         return None
+
+
+def load_now(
+    proc_loadavg: Path = Path("/proc/loadavg"), samples: int = 10, interval: float = 0.01
+) -> tuple[float, int] | None:
+    """(processes on the CPU now besides this one, CPU cores): the load a run started now will meet.
+
+    Why not the 1-minute load average: it decays over minutes, so just after a heavy job ends it still
+    counts that job (the demo, started as other jobs ended on 2 cores, was estimated under load 2.8
+    at 50 min and took 27.6). Linux counts the processes
+    running at this instant in ``/proc/loadavg`` (the reader is one of them); the mean over a few
+    readings 10 ms apart counts a process busy half the time as half. Elsewhere: the load average.
+    """
+    counts = []
+    for sample in range(samples):
+        if sample:
+            time.sleep(interval)
+        try:
+            running = proc_loadavg.read_text(encoding="ascii").split()[3].split("/")[0]
+            counts.append(max(0, int(running) - 1))
+        except (OSError, IndexError, ValueError):
+            return machine_load()
+    return sum(counts) / len(counts), os.cpu_count() or 1
 
 
 def contention(load: float, cores: int) -> float:

@@ -178,8 +178,8 @@ def planted(settings: RunSettings, tiny_bert_dir: Path, monkeypatch: pytest.Monk
     from advisor.pipeline._speed import record_encoder_speed, record_training_speed
     from advisor.progress import CellClock
 
-    for module in (speed_module, estimate_module):
-        monkeypatch.setattr(module, "machine_load", lambda: (0.0, 2))
+    monkeypatch.setattr(speed_module, "machine_load", lambda: (0.0, 2))
+    monkeypatch.setattr(estimate_module, "load_now", lambda: (0.0, 2))
     with using_cache_root(settings.cache_dir):
         record_encoder_speed(str(tiny_bert_dir), "cpu", 1e9)
         clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))

@@ -44,7 +44,7 @@ def test_run_prints_the_estimate_before_it_featurizes(
         clock = CellClock(lambda size: 100)
         clock.finished += [("static", 20, 3.0, 100)]
         record_training_speed("ner", "cpu", clock)
-    monkeypatch.setattr(estimate_module, "machine_load", lambda: (0.5, 2))  # the same load in the run
+    monkeypatch.setattr(estimate_module, "load_now", lambda: (0.5, 2))  # the same load in the run
     expected = estimate_run(settings, calibrate=False).text()
     assert "encoder speed constant" in expected and "recorded by earlier ner runs" in expected
     monkeypatch.setattr(estimate_module, "calibrate_encoder", _no_calibration)  # no encoder speed recorded

@@ -11,6 +11,7 @@ from advisor.grid import expected_steps, plan_grid, profiles
 from advisor.pipeline import estimate_run
 from advisor.pipeline._speed import (
     calibrate_encoder,
+    load_now,
     record_encoder_speed,
     record_training_speed,
     recorded_encoder_speed,
@@ -29,8 +30,8 @@ def load(monkeypatch: pytest.MonkeyPatch):
     import advisor.pipeline._speed as speed_module
 
     def plant(average: float, cores: int = 2) -> None:
-        for module in (speed_module, estimate_module):
-            monkeypatch.setattr(module, "machine_load", lambda: (average, cores))
+        monkeypatch.setattr(speed_module, "machine_load", lambda: (average, cores))
+        monkeypatch.setattr(estimate_module, "load_now", lambda: (average, cores))
 
     plant(0.0)
     return plant
@@ -216,3 +217,32 @@ def test_a_cpu_constant_used_for_a_gpu_run_says_nothing_was_measured_there(
     assert "2 idle CPU cores (no earlier run of this task here yet), though this run uses cuda" in text
     cpu_text = estimate_run(_static_run(train), calibrate=False).text()
     assert "this run uses" not in cpu_text
+
+
+class _Readings:
+    """``/proc/loadavg`` as successive readings: the averages of a heavy job that just ended, with the
+    processes running at each instant (the reader is one of them)."""
+
+    def __init__(self, running: list[int]) -> None:
+        self.running = iter(running)
+
+    def read_text(self, encoding: str) -> str:
+        return f"2.80 1.90 1.20 {next(self.running)}/250 4242"
+
+
+def test_the_load_now_counts_the_processes_running_now_not_the_decaying_average() -> None:
+    """A job that ended a minute ago is still in the 1-minute average (2.80) but competes with nothing."""
+    assert load_now(_Readings([1, 1, 1]), samples=3, interval=0)[0] == 0.0  # type: ignore[arg-type]
+    busy_half_the_time = _Readings([3, 2, 3, 2])  # one worker always running, one half the time
+    assert load_now(busy_half_the_time, samples=4, interval=0)[0] == pytest.approx(1.5)  # type: ignore[arg-type]
+
+
+def test_without_a_readable_proc_loadavg_the_load_now_is_the_load_average(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import advisor.pipeline._speed as speed_module
+
+    monkeypatch.setattr(speed_module, "machine_load", lambda: (3.5, 4))
+    assert load_now(tmp_path / "missing", interval=0) == (3.5, 4)
+    (tmp_path / "loadavg").write_text("garbled\n", encoding="ascii")
+    assert load_now(tmp_path / "loadavg", interval=0) == (3.5, 4)
