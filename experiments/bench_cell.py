@@ -24,6 +24,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from bench_conll_size import DEFAULT_DATA, write_proxy
 
 
@@ -115,4 +116,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

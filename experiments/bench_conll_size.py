@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from rich.console import Console
 from rich.table import Table
 
@@ -268,4 +269,4 @@ def print_table(rows: list[tuple[str, float, float, object]], profile: str) -> N
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

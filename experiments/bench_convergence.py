@@ -64,6 +64,7 @@ from advisor.tracking import known_rates, known_widths, load_analysis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from bench_layers import DATA, DATASETS  # the datasets table, kept once
 
 #: Datasets beyond bench_layers' table (SUBJ has no test split: the tool's seeded 10 % split).
@@ -368,4 +369,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from bench_conll_size import DEFAULT_DATA, write_proxy
 
 
@@ -110,4 +111,4 @@ def _device_name(device: str) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -34,6 +34,7 @@ from advisor.settings import RunSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from bench_layers import DATA, DATASETS  # the datasets table, kept once
 
 BASELINE = "contextual"
@@ -167,4 +168,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -32,6 +32,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 
 DEFAULT_PATH = "/work/shared/data/wnut17/wnut17train.conll"
 
@@ -315,4 +316,4 @@ def memory_main(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -105,4 +106,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from rich.console import Console
 from rich.table import Table
 
@@ -245,4 +246,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import psutil
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from rich.console import Console
 from rich.table import Table
 
@@ -160,4 +161,4 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> dict[
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from rich.console import Console
 from rich.table import Table
 
@@ -138,4 +139,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from rich.console import Console
 from rich.table import Table
 
@@ -75,4 +76,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -45,6 +45,7 @@ from advisor.verdict import recommend, render
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 from bench_conll_size import featurize_seconds  # the featurize.* timings summed, kept once
 from bench_layers import DATA  # the shared data folder, kept once
 from bench_layers import DATASETS as LAYER_DATASETS
@@ -230,4 +231,4 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> pd.Da
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

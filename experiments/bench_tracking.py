@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDINGS = ("random", "static", "contextual")
@@ -149,4 +150,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -20,6 +20,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
+
 from advisor.data import read_splits
 from advisor.embeddings import make_embedding
 from trainers import TrainConfig, fit_and_evaluate
@@ -110,4 +112,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

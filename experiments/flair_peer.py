@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _interrupt import interruptible  # experiments/ is on sys.path when a script runs
+
 
 def make_embedding(spec: dict[str, Any], embedding: str, seed: int) -> Any:
     """The same frozen vectors advisor uses: its GloVe rows, its random table, its local encoder."""
@@ -98,4 +100,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)
