@@ -45,7 +45,9 @@ def test_a_real_sigint_to_a_script_prints_no_traceback(tmp_path: Path) -> None:
     script.write_text(
         textwrap.dedent(
             f"""
-            import sys, time
+            import signal, sys, time
+            # as in a terminal: a pytest-xdist worker ignores SIGINT, and its children inherit that
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             sys.path.insert(0, {str(EXPERIMENTS)!r})
             from _interrupt import interruptible
 
