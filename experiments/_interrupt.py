@@ -16,7 +16,7 @@ __all__ = ["INTERRUPTED", "interruptible"]
 
 INTERRUPTED = 130  # 128 + SIGINT, the status a shell gives a process Ctrl-C stopped
 
-_MESSAGE = "interrupted: finished cells are kept in their MLflow runs; the same command resumes"
+_MESSAGE = "interrupted (the analyses a benchmark ran keep their finished cells: the same command resumes)"
 
 
 def interruptible(main: Callable[[], Any]) -> None:

@@ -95,9 +95,9 @@ def load_now(
 
     Why not the 1-minute load average: it decays over minutes, so just after a heavy job ends it still
     counts that job (the demo, started as other jobs ended on 2 cores, was estimated under load 2.8
-    at 50 min and took 27.6). Linux counts the processes
-    running at this instant in ``/proc/loadavg`` (the reader is one of them); the mean over a few
-    readings 10 ms apart counts a process busy half the time as half. Elsewhere: the load average.
+    at 50 min and took 27.6). Linux counts the processes running at this instant in
+    ``/proc/loadavg`` (the reader is one of them); the mean over a few readings 10 ms apart counts a
+    process busy half the time as half. Elsewhere: the load average.
     """
     counts = []
     for sample in range(samples):
