@@ -15,6 +15,7 @@ from advisor._error_codes import E211, E213, E214
 from advisor.data import Corpus
 from advisor.registry import Registry
 from advisor.vocabulary import one_label_per_item
+from trainers import TrainConfig
 
 __all__ = [
     "DEFAULT_APP_PROFILE",
@@ -64,7 +65,7 @@ class Profile:
     min_size: int = 32
     lr_grid: tuple[float, ...] = (1e-3, 3e-3, 1e-2)  # learning rates tried per family on dev (mid size)
     lr_seeds: int = 2  # each rate is tried with the grid's first N seeds; the best mean dev wins
-    anneals: int = 2  # plateaus that halve the learning rate before the next one stops a cell
+    anneals: int = TrainConfig.anneals  # plateaus that halve the rate before the next one stops a cell
     #: Widths of the learnt map in front of every family (trainers.TrainConfig.projection), tried on dev
     #: jointly with ``lr_grid`` (advisor.pipeline._tune); the first is the width when nothing is tuned.
     projections: tuple[int, ...] = (64,)
