@@ -1,13 +1,16 @@
-"""How every benchmark ends on Ctrl-C: one line and exit status 130, as ``advisor run`` does.
+"""How every benchmark ends on Ctrl-C or ``kill``: one line and exit status 130, as ``advisor run`` does.
 
 Why: a benchmark stopped by hand (to free the machine, or because it runs for hours) printed a
 40-line ``KeyboardInterrupt`` traceback through the executor's wait, which reads like a crash. The
-analyses it started have already ended their MLflow runs KILLED and kept their finished cells, so the
-same command resumes them.
+analyses it started end their MLflow runs KILLED and keep their finished cells, so the same command
+resumes them. SIGTERM is taken the same way: a benchmark started in the background by a
+non-interactive shell ignores SIGINT, so ``kill PID`` is the way to stop it, and without a handler
+SIGTERM ended the process at once and left its runs RUNNING.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -19,10 +22,17 @@ INTERRUPTED = 130  # 128 + SIGINT, the status a shell gives a process Ctrl-C sto
 _MESSAGE = "interrupted (the analyses a benchmark ran keep their finished cells: the same command resumes)"
 
 
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def interruptible(main: Callable[[], Any]) -> None:
-    """Run a benchmark's ``main``; Ctrl-C prints one line and exits 130 instead of a traceback."""
+    """Run a benchmark's ``main``; Ctrl-C or SIGTERM prints one line and exits 130 instead of a traceback."""
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         main()
     except KeyboardInterrupt:
         print(_MESSAGE, file=sys.stderr)
         raise SystemExit(INTERRUPTED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -39,8 +39,10 @@ def test_a_finished_or_failing_benchmark_is_left_alone() -> None:
         interrupt.interruptible(lambda: (_ for _ in ()).throw(ValueError("a real failure")))
 
 
-def test_a_real_sigint_to_a_script_prints_no_traceback(tmp_path: Path) -> None:
-    """A script built like the benchmarks, stopped by SIGINT while it waits, as Ctrl-C stops one."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_real_signal_to_a_script_prints_no_traceback(tmp_path: Path, stop: signal.Signals) -> None:
+    """A script built like the benchmarks, stopped while it waits: by SIGINT, as Ctrl-C stops one, and
+    by SIGTERM, as ``kill`` stops one started in the background (where SIGINT is ignored)."""
     script = tmp_path / "bench_wait.py"
     script.write_text(
         textwrap.dedent(
@@ -65,7 +67,7 @@ def test_a_real_sigint_to_a_script_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert process.stdout is not None and process.stdout.readline() == "started\n"
     time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130
     assert "Traceback" not in err and err.startswith("interrupted")
