@@ -78,8 +78,10 @@ for _profile in (
         "quick",
         n_sizes=3,
         seeds=2,
-        max_steps=4000,  # ceiling and patience as in default: at 2,000 / 3 TREC-6's larger cells stopped
-        min_steps=400,  # 2-3 pts short of the 4x audit (README, "How each cell is trained")
+        # Ceiling and patience as in default: at 2,000 steps / patience 3, TREC-6's larger cells stopped
+        # 2-3 pts short of the 4x audit (README, "How each cell is trained").
+        max_steps=4000,
+        min_steps=400,
         patience=5,
         random_dim=300,
         description="a first look",

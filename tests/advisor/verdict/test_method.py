@@ -67,8 +67,6 @@ def _downstream_note(case, params: dict) -> str:
 
 
 def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
-    from dataclasses import replace
-
     case = make_case("use contextual", noise=0.001)
     config = {
         "hidden": 64,
@@ -87,20 +85,15 @@ def test_method_notes_state_how_the_learning_rate_was_chosen(make_case) -> None:
     assert "chosen: static 0.01, contextual 0.003" in training
     older = {**tuned, "lr_choice": "largest within 1 SE of the best mean dev"}
     params["train_config"] = json.dumps(older)
-    training = next(
-        n for n in method_notes(replace(case, params=params), recommend(case)) if "Downstream" in n
-    )
+    training = _downstream_note(case, params)
     assert "2 seeds; the largest rate within one standard error of the best mean dev score" in training
     fixed = {**case.params, "train_config": json.dumps({**config, "lr": 0.005})}
-    training = next(
-        n for n in method_notes(replace(case, params=fixed), recommend(case)) if "Downstream" in n
-    )
+    training = _downstream_note(case, fixed)
     assert "learning rate 0.005 for every embedding" in training
 
 
 def test_method_notes_state_the_width_chosen_with_the_rate(make_case) -> None:
     """A profile with several projection widths: the width is named as chosen on dev, per family."""
-
     case = make_case("use contextual", noise=0.001)
     config = {"hidden": 64, "batch_size": 64, "dropout": 0.3, "projection": None, "lr": None}
     config |= {"lr_grid": [0.001, 0.01], "lr_seeds": 2, "projection_grid": [64, 256]}
