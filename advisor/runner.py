@@ -429,9 +429,12 @@ def _chosen_settings(
     lr_grid, widths = profile.lr_grid, tuned_widths(profile, settings.projection)
     size = tuning_size(plan.grid)
     tried = f"learning rates {lr_grid}" + (f" x projection widths {widths}" if len(widths) > 1 else "")
-    notify(ProgressEvent("tune", message=f"{', '.join(todo)}: {tried} at {size:,} items"))
+    kept = tracker.kept_trials()  # a tuning stage an earlier process stopped half-way
+    again = f" ({len(kept)} trials kept from an earlier process)" if kept is not None else ""
+    notify(ProgressEvent("tune", message=f"{', '.join(todo)}: {tried} at {size:,} items{again}"))
+    seeds, keep = tuning_seeds(plan.grid, profile), tracker.keep_trials
     picked = choose_learning_rates(
-        plan.grid, todo, lr_grid, tuning_seeds(plan.grid, profile), execute, widths=widths
+        plan.grid, todo, lr_grid, seeds, execute, widths=widths, done=kept, keep=keep
     )
     tracker.log_table(picked.table, TUNING_TABLE)
     tags = {LR_TAG + e: repr(lr) for e, lr in picked.rates.items()}

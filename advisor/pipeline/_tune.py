@@ -158,9 +158,14 @@ def choose_learning_rates(
     train: Callable[[list[Cell]], Iterator[tuple[Cell, Any, float]]],
     *,
     widths: tuple[int, ...],
+    done: pd.DataFrame | None = None,
+    keep: Callable[[pd.DataFrame], None] | None = None,
 ) -> LearningRates:
     """Train each family at :func:`tuning_size` per rate of ``lr_grid``, width of ``widths`` and tuning
-    seed; the setting :func:`_best` picks on dev wins."""
+    seed; the setting :func:`_best` picks on dev wins.
+
+    ``done``: trials an interrupted process finished (tuning-table rows), not trained again;
+    ``keep`` is handed every trial row so far after each trial ends, so an interruption loses none."""
     size = tuning_size(grid)
     cells = [
         Cell(f, size, seed, lr=lr, projection=width)
@@ -169,14 +174,34 @@ def choose_learning_rates(
         for lr in lr_grid
         for seed in lr_seeds
     ]
-    outcomes = list(train(cells))
-    rows = [_row(cell, result) for cell, result, _ in outcomes]
+    known = _known_trials(done, cells)
+    outcomes = []
+    for outcome in train([c for c in cells if c not in known]):
+        outcomes.append(outcome)
+        known[outcome[0]] = _row(outcome[0], outcome[1])
+        if keep is not None:
+            keep(pd.DataFrame(list(known.values()), columns=[*_COLUMNS]))
+    rows = [known[cell] for cell in cells]
     table = pd.DataFrame(rows, columns=[*_COLUMNS])
     best = {f: _best([r for r in rows if r["embedding"] == f]) for f in table["embedding"].unique()}
     settings = zip(table["embedding"], table["lr"], table["projection"], strict=True)
     table["chosen"] = [best[e] == (lr, width) for e, lr, width in settings]
     rates, chosen_widths = ({f: choice[i] for f, choice in best.items()} for i in (0, 1))
     return LearningRates(rates, table, _grid_cells(outcomes, best), chosen_widths)
+
+
+def _known_trials(done: pd.DataFrame | None, cells: list[Cell]) -> dict[Cell, dict[str, Any]]:
+    """The rows of ``done`` that are trials of ``cells`` (same family, size, seed, rate and width)."""
+    if done is None or done.empty:
+        return {}
+    wanted = set(cells)
+    known = {}
+    for row in done.to_dict("records"):
+        setting = {"lr": float(row["lr"]), "projection": int(row["projection"])}
+        cell = Cell(row["embedding"], int(row["size"]), int(row["seed"]), **setting)
+        if cell in wanted:
+            known[cell] = {k: row[k] for k in _COLUMNS} | {"under_trained": bool(row["under_trained"])}
+    return known
 
 
 _COLUMNS = ("embedding", "size", "seed", "lr", "projection", "dev_score", "steps", "under_trained")

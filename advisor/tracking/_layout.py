@@ -92,6 +92,8 @@ READER_WARNINGS_TAG = "advisor.reader_warnings"
 LR_TAG = "advisor.lr."
 #: Prefix + family name: the projection width chosen for that family on dev with its rate.
 PROJECTION_TAG = "advisor.projection."
+#: How many learning-rate trials :data:`TRIALS_TABLE` holds (absent: none kept).
+TRIALS_TAG = "advisor.trials_kept"
 #: ``--until`` of the latest process ("complete" or "decided"): a tag, so a resume may finish the grid;
 #: read into ``params["until"]``.
 UNTIL_TAG = "advisor.until"
@@ -118,6 +120,8 @@ CONTEXTUALITY_TABLE = "analysis/contextuality.json"
 MIX_WEIGHTS_TABLE = "analysis/mix_weights.json"
 SERVING_ARTIFACT = "analysis/serving_costs.json"
 TEST_TOKENS_TABLE = "analysis/test_tokens.json"
+#: Every learning-rate trial finished so far, rewritten after each: tuning stopped half-way resumes from it.
+TRIALS_TABLE = "analysis/tuning_trials.json"
 READER_WARNINGS_TABLE = "data/reader_warnings.json"  # one row per warning the readers raised
 #: The parent tables an Analysis carries as ``layer_tables``, by their name there.
 LAYER_TABLES: dict[str, str] = {"contextuality": CONTEXTUALITY_TABLE, "mix_weights": MIX_WEIGHTS_TABLE}

@@ -32,6 +32,8 @@ from advisor.tracking._layout import (
     READER_WARNINGS_TABLE,
     READER_WARNINGS_TAG,
     SEED_TAG,
+    TRIALS_TABLE,
+    TRIALS_TAG,
     predictions_artifact,
 )
 from advisor.tracking._lifecycle import Heartbeat, Owner, close_stale_runs
@@ -383,6 +385,17 @@ class AnalysisTracker:
             write_json_table(
                 self.client, self.parent_id, pd.DataFrame({"warning": warnings}), READER_WARNINGS_TABLE
             )
+
+    def kept_trials(self) -> pd.DataFrame | None:
+        """The learning-rate trials an earlier process finished on this parent (None: none kept)."""
+        if not int(self.tags.get(TRIALS_TAG, "0")):
+            return None
+        return read_json_table(self.client, self.parent_id, TRIALS_TABLE)
+
+    def keep_trials(self, rows: pd.DataFrame) -> None:
+        """Every trial finished so far: a tuning stage stopped half-way resumes from these rows."""
+        write_json_table(self.client, self.parent_id, rows, TRIALS_TABLE)
+        self.log_parent_tags({TRIALS_TAG: str(len(rows))})
 
     def mark_analysis(self, state: str) -> None:
         """``running`` before the analysis stages, :data:`ANALYSIS_COMPLETE` once the report is logged."""

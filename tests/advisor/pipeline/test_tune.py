@@ -156,6 +156,80 @@ def test_among_tied_settings_the_narrowest_width_wins_then_the_largest_rate() ->
     assert _joint(tied).widths == {"static": 256}
 
 
+def test_trials_kept_from_an_earlier_process_are_not_trained_again_and_choose_the_same() -> None:
+    grid = GridPlan(sizes=[10, 20], seeds=[0, 1], embeddings=["static"], full_size=20)
+    dev = {("static", lr, seed): 0.5 + lr * 10 + 0.01 * seed for lr in GRID for seed in TUNING_SEEDS}
+    whole = choose_learning_rates(grid, ["static"], GRID, TUNING_SEEDS, _fake_train(dev), widths=ONE_WIDTH)
+    kept: list[int] = []
+    first = whole.table.drop(columns="chosen").iloc[:4]  # the first 4 of 6 trials, as the store keeps them
+    trained: list[Cell] = []
+
+    def counting(cells: list[Cell]):
+        trained.extend(cells)
+        return _fake_train(dev)(cells)
+
+    picked = choose_learning_rates(
+        grid,
+        ["static"],
+        GRID,
+        TUNING_SEEDS,
+        counting,
+        widths=ONE_WIDTH,
+        done=first,
+        keep=lambda t: kept.append(len(t)),
+    )
+    assert [(c.lr, c.seed) for c in trained] == [(1e-2, 0), (1e-2, 1)]  # only the two not kept
+    assert kept == [5, 6]  # every trial so far, after each one
+    assert picked.rates == whole.rates and picked.table.equals(whole.table)
+    assert set(picked.trials) == {Cell("static", 10, 0), Cell("static", 10, 1)}  # trained now: handed on
+
+
+def test_a_run_stopped_during_tuning_resumes_without_training_its_finished_trials_again(
+    settings: RunSettings, tmp_path: Path, new_store: NewStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from advisor.pipeline import _execute
+    from advisor.tracking import TRIALS_TABLE
+
+    trained: list[Cell] = []
+    train_one = _execute.train_one
+
+    def stop_at_the_fourth_trial(cell: Cell, state: dict):
+        if cell.lr is not None and len([c for c in trained if c.lr is not None]) == 3:
+            raise RuntimeError("stopped during tuning")
+        trained.append(cell)
+        return train_one(cell, state)
+
+    monkeypatch.setattr(_execute, "train_one", stop_at_the_fourth_trial)
+    events: list[ProgressEvent] = []
+    with pytest.raises(RuntimeError, match="stopped during tuning"):
+        run_analysis(settings, progress=events.append)
+    run_id = next(e.run_id for e in events if e.run_id)
+    assert len(read_json_table(client_for(settings.tracking_uri), run_id, TRIALS_TABLE)) == 3
+    monkeypatch.setattr(
+        _execute, "train_one", lambda cell, state: trained.append(cell) or train_one(cell, state)
+    )
+    first_three, trained[:] = list(trained), []
+    again: list[ProgressEvent] = []
+    resumed = run_analysis(settings, progress=again.append)
+    trials = [c for c in trained if c.lr is not None]
+    assert resumed.run_id == run_id and len(trials) == 2 * 3 * len(TUNING_SEEDS) - 3
+    assert not set(first_three) & set(trials)
+    assert any("3 trials kept from an earlier process" in e.message for e in again)
+    whole = run_analysis(replace(settings, tracking_uri=new_store(tmp_path / "whole")))
+    table = read_json_table(client_for(settings.tracking_uri), run_id, TUNING_TABLE)
+    uninterrupted = read_json_table(client_for(whole.tracking_uri), whole.run_id, TUNING_TABLE)
+    assert _rates(settings, run_id) == known_rates(
+        client_for(whole.tracking_uri).get_run(whole.run_id).data.tags
+    )
+    columns = ["embedding", "seed", "lr", "dev_score", "steps", "chosen"]
+    order = ["embedding", "lr", "seed"]
+    assert (
+        table.sort_values(order)[columns]
+        .reset_index(drop=True)
+        .equals(uninterrupted.sort_values(order)[columns].reset_index(drop=True))
+    )
+
+
 @pytest.fixture()
 def settings(
     tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
