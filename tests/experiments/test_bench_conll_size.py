@@ -1,8 +1,11 @@
-"""The CoNLL-size proxy of bench_conll_size.py: the requested shape, and no two sentences alike."""
+"""bench_conll_size.py: the proxy (the requested shape, no two sentences alike, written once), its tables and its sittings."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.helpers import load_experiment
 
@@ -18,12 +21,17 @@ def test_distinct_copies_cycles_and_never_repeats_a_sentence() -> None:
     assert copies[2][:-1] == source[2] and copies[2][-1][1] == "O"  # a duplicate in the source is marked too
 
 
-def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
-    bench = load_experiment("bench_conll_size")
-    data = tmp_path / "data"
+def write_sources(bench: Any, data: Path) -> Path:
+    """Tiny WNUT-17 files under ``data`` (a lone-TAB line ends a sentence, as in WNUT-17)."""
     data.mkdir()
     for name in bench.SOURCES.values():
         (data / name).write_text("Paris\tB-location\nis\tO\n\t\nBob\tB-person\n\n", encoding="utf-8")
+    return data
+
+
+def test_write_proxy_has_the_conll2003_shape(tmp_path: Path) -> None:
+    bench = load_experiment("bench_conll_size")
+    data = write_sources(bench, tmp_path / "data")
     bench.CONLL2003_SHAPE = {"train": 9, "dev": 4, "test": 5}
     paths = bench.write_proxy(data, tmp_path)
     for part, n in bench.CONLL2003_SHAPE.items():
@@ -75,3 +83,42 @@ def test_progress_printer_says_the_stage_the_cell_and_its_steps(capsys) -> None:
     first, second = capsys.readouterr().out.splitlines()
     assert first.startswith("[") and first.endswith("s] tune static size 3510 seed 1 2420 steps ")
     assert second.endswith("s] featurize featurizing with contextual")
+
+
+def test_the_cold_run_is_every_sitting_up_to_the_first_that_finished() -> None:
+    segments = load_experiment("_segments")
+    bench = load_experiment("bench_conll_size")
+    ran = [segments.Segment("cold", "killed", 10.0), segments.Segment("cold", "interrupted", 20.0)]
+    done = [*ran, segments.Segment("cold", "finished", 30.0)]
+    assert bench.cold_segments(ran) == ran  # still unfinished: all of them, so far
+    assert bench.cold_segments([*done, segments.Segment("cold", "finished", 1.0)]) == done
+
+
+def test_the_proxy_is_written_once_so_every_sitting_reads_the_same_files(tmp_path: Path) -> None:
+    bench = load_experiment("bench_conll_size")
+    data = write_sources(bench, tmp_path / "data")
+    bench.CONLL2003_SHAPE = {"train": 5, "dev": 3, "test": 3}
+    paths = bench.proxy_in(data, tmp_path / "out")
+    paths["train"].write_text("kept\tO\n\n", encoding="utf-8")
+    assert bench.proxy_in(data, tmp_path / "out")["train"].read_text(encoding="utf-8") == "kept\tO\n\n"
+
+
+def test_stage_shares_take_the_featurize_stages_together() -> None:
+    bench = load_experiment("bench_conll_size")
+    stages = {"featurize static": 10.0, "featurize contextual": 30.0, "train": 60.0}
+    assert bench.stage_shares(stages, 200.0) == {"featurize": 0.2, "train": 0.3}
+    assert bench.stage_shares(stages, 0.0) == {}
+
+
+def test_a_folder_keeps_one_set_of_options(tmp_path: Path, capsys) -> None:
+    import argparse
+
+    bench = load_experiment("bench_conll_size")
+    options = {"data_dir": tmp_path, "profile": "default", "workers": None, "precision": "auto"}
+    options |= {"device": None, "no_difficulty": False}
+    bench.check_options(tmp_path, argparse.Namespace(**options))
+    bench.check_options(tmp_path, argparse.Namespace(**options))  # the same options: the next sitting
+    with pytest.raises(SystemExit) as stopped:
+        bench.check_options(tmp_path, argparse.Namespace(**(options | {"profile": "quick"})))
+    assert stopped.value.code == 2
+    assert "profile" in capsys.readouterr().err
