@@ -51,7 +51,7 @@ class Segment:
     """One sitting of one phase ("cold", "identical re-run"): its clock and what it did."""
 
     phase: str
-    ended: str = "running"  # finished, interrupted, or killed (counted up to its last event)
+    ended: str = "running"  # finished, interrupted, failed, or killed (counted up to its last event)
     wall: float = 0.0
     cpu: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)
@@ -105,7 +105,7 @@ class Ledger:
         self._save_open()
 
     def close(self, ended: str, timings: dict[str, float] | None = None, reused: int = 0) -> Segment:
-        """End the sitting (``finished`` or ``interrupted``), counting up to now, and keep it."""
+        """End the sitting (``finished``, ``interrupted`` or ``failed``), counting up to now, and keep it."""
         segment = self._segment()
         self.record("end of sitting")
         segment.ended, segment.timings, segment.reused = ended, dict(timings or {}), reused

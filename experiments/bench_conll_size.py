@@ -235,7 +235,8 @@ def proxy_in(data_dir: Path, folder: Path) -> dict[str, Path]:
 
 
 def sit(ledger: Ledger, phase: str, settings: RunSettings, show: bool) -> RunOutcome:
-    """One sitting of ``phase`` on the ledger's clock; a Ctrl-C or SIGTERM closes it as interrupted."""
+    """One sitting of ``phase`` on the ledger's clock; a Ctrl-C or SIGTERM closes it as interrupted,
+    an error as failed."""
     from advisor.runner import run_analysis
 
     printer = progress_printer() if show else None
@@ -251,6 +252,9 @@ def sit(ledger: Ledger, phase: str, settings: RunSettings, show: bool) -> RunOut
         outcome = run_analysis(settings, progress=progress)
     except KeyboardInterrupt:
         ledger.close("interrupted")
+        raise
+    except Exception:
+        ledger.close("failed")  # counted too: the time was spent, and the next sitting resumes the run
         raise
     segment = ledger.close("finished", outcome.timings, len(outcome.reused))
     sittings = cold_segments(ledger.segments("cold")) if phase == "cold" else [segment]

@@ -122,3 +122,23 @@ def test_a_folder_keeps_one_set_of_options(tmp_path: Path, capsys) -> None:
         bench.check_options(tmp_path, argparse.Namespace(**(options | {"profile": "quick"})))
     assert stopped.value.code == 2
     assert "profile" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("stop", "ended"), [(KeyboardInterrupt, "interrupted"), (RuntimeError, "failed")])
+def test_a_sitting_that_stops_is_kept_with_how_it_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: type[BaseException], ended: str
+) -> None:
+    import advisor.runner
+    from advisor.runner import ProgressEvent
+
+    def stopped_run(settings: Any, progress: Any) -> None:
+        progress(ProgressEvent(stage="read", message="proxy_train.conll"))
+        raise stop
+
+    monkeypatch.setattr(advisor.runner, "run_analysis", stopped_run)
+    bench = load_experiment("bench_conll_size")
+    ledger = load_experiment("_segments").Ledger(tmp_path, lambda: 0.0)
+    with pytest.raises(stop):
+        bench.sit(ledger, "cold", settings=None, show=False)
+    [segment] = ledger.segments("cold")
+    assert segment.ended == ended and "start-up" in segment.stages and not ledger.finished("cold")
