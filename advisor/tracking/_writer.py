@@ -387,10 +387,14 @@ class AnalysisTracker:
             )
 
     def kept_trials(self) -> pd.DataFrame | None:
-        """The learning-rate trials an earlier process finished on this parent (None: none kept)."""
+        """The learning-rate trials an earlier process finished on this parent (None: none kept, or
+        their table is gone)."""
         if not int(self.tags.get(TRIALS_TAG, "0")):
             return None
-        return read_json_table(self.client, self.parent_id, TRIALS_TABLE)
+        try:
+            return read_json_table(self.client, self.parent_id, TRIALS_TABLE)
+        except Exception:  # the tag without its artifact (a store copied without it): train them again
+            return None
 
     def keep_trials(self, rows: pd.DataFrame) -> None:
         """Every trial finished so far: a tuning stage stopped half-way resumes from these rows."""

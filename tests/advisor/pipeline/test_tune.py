@@ -230,6 +230,26 @@ def test_a_run_stopped_during_tuning_resumes_without_training_its_finished_trial
     )
 
 
+def test_a_kept_trials_tag_without_its_table_trains_the_trials_again(settings: RunSettings) -> None:
+    from advisor.tracking import TRIALS_TABLE, TRIALS_TAG
+
+    events: list[ProgressEvent] = []
+    with pytest.raises(RuntimeError, match="injected failure"):
+        run_analysis(settings, progress=events.append, fail_after=1)
+    run_id = next(e.run_id for e in events if e.run_id)
+    client = client_for(settings.tracking_uri)
+    assert int(client.get_run(run_id).data.tags[TRIALS_TAG]) == 2 * 3 * len(TUNING_SEEDS)
+    artifacts = Path(client.get_run(run_id).info.artifact_uri.removeprefix("file://"))
+    (artifacts / TRIALS_TABLE).unlink()  # the tag kept, its table lost (a store copied without artifacts)
+    for name in (k for k in client.get_run(run_id).data.tags if k.startswith(LR_TAG)):
+        client.delete_tag(run_id, name)  # tuning not finished: the resume tunes again
+    again: list[ProgressEvent] = []
+    run_analysis(settings, progress=again.append)
+    tune = [e for e in again if e.stage == "tune"]
+    assert tune and not any("kept from an earlier process" in e.message for e in tune)
+    assert len([e for e in tune if e.cell is not None]) == 2 * 3 * len(TUNING_SEEDS)
+
+
 @pytest.fixture()
 def settings(
     tmp_path: Path, tiny_bert_dir: Path, tiny_vectors_file: Path, new_store: NewStore
