@@ -32,15 +32,14 @@ TRAINING = ("cell", "early", "budget")
 
 
 def stage_of(stage: str, message: str) -> str:
-    """The wall-time stage a progress event opens: one featurize stage per family, training, analysis."""
+    """The wall-time stage a progress event opens: one featurize stage per family, training, analysis;
+    any other stage ("tune") under its own name."""
     if stage == "featurize":
         return f"featurize {message.removeprefix('featurizing with ')}"
     if stage in READ_AND_PLAN:
         return "read and plan"
     if stage in TRAINING:
         return "train"
-    if stage == "tune":
-        return "tune"
     if stage in ("analysis", "done"):
         return "analysis and report"
     return stage

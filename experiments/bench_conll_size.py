@@ -216,7 +216,9 @@ def check_options(folder: Path, args: argparse.Namespace) -> None:
     path = folder / "clock" / "options.json"
     kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else options
     differ = [
-        f"--{k.replace('_', '-')} {kept[k]} (now {options[k]})" for k in OPTIONS if kept.get(k) != options[k]
+        f"--{k.replace('_', '-')} {kept.get(k)} (now {options[k]})"
+        for k in OPTIONS
+        if kept.get(k) != options[k]
     ]
     if differ:
         print(

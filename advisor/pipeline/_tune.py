@@ -176,9 +176,9 @@ def choose_learning_rates(
     ]
     known = _known_trials(done, cells)
     outcomes = []
-    for outcome in train([c for c in cells if c not in known]):
-        outcomes.append(outcome)
-        known[outcome[0]] = _row(outcome[0], outcome[1])
+    for cell, result, seconds in train([c for c in cells if c not in known]):
+        outcomes.append((cell, result, seconds))
+        known[cell] = _row(cell, result)
         if keep is not None:
             keep(pd.DataFrame(list(known.values()), columns=[*_COLUMNS]))
     rows = [known[cell] for cell in cells]

@@ -389,11 +389,13 @@ class AnalysisTracker:
     def kept_trials(self) -> pd.DataFrame | None:
         """The learning-rate trials an earlier process finished on this parent (None: none kept, or
         their table is gone)."""
+        from mlflow.exceptions import MlflowException
+
         if not int(self.tags.get(TRIALS_TAG, "0")):
             return None
         try:
             return read_json_table(self.client, self.parent_id, TRIALS_TABLE)
-        except Exception:  # the tag without its artifact (a store copied without it): train them again
+        except (MlflowException, OSError):  # the tag without its artifact (a copied store): train again
             return None
 
     def keep_trials(self, rows: pd.DataFrame) -> None:
