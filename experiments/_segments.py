@@ -5,7 +5,9 @@ session, so it was never measured to the end. The analysis itself resumes (finis
 so a run stopped and started again does all the work once; what was lost is the clock. This ledger
 keeps it: every sitting ("segment") records its wall time, its CPU time and the wall seconds of each
 stage, attributed from the run's own progress events (the time up to an event belongs to the stage
-the previous event opened). A sitting killed without warning (``kill -9``, a machine that went away)
+the previous event opened, except that an event reporting finished work, a cell or a learning-rate
+trial, closes its own stage: a resumed sitting trains right after its cache read, and an extension's
+cells right after the "plan extended" line, with no event between). A sitting killed without warning (``kill -9``, a machine that went away)
 is still counted, up to its last progress event: the open segment is rewritten at every event and
 folded in by the next sitting, so a total over sittings is a lower bound, never a guess.
 
@@ -92,11 +94,13 @@ class Ledger:
     def record(
         self, stage: str, message: str = "", cell_family: str | None = None, seconds: float = 0.0
     ) -> None:
-        """One progress event: the time since the previous one goes to the stage that one opened."""
+        """One progress event: the time since the previous one goes to the stage that one opened, or, for
+        a finished cell or trial (``cell_family`` given), to that work's own stage."""
         segment = self._segment()
-        now = self.clock()
-        segment.stages[self._stage] = segment.stages.get(self._stage, 0.0) + now - self._last
-        self._stage, self._last = stage_of(stage, message), now
+        now, opened = self.clock(), stage_of(stage, message)
+        spent_on = opened if cell_family is not None else self._stage
+        segment.stages[spent_on] = segment.stages.get(spent_on, 0.0) + now - self._last
+        self._stage, self._last = opened, now
         if stage == "cell" and cell_family is not None:
             segment.cells += 1
             segment.cell_seconds[cell_family] = segment.cell_seconds.get(cell_family, 0.0) + seconds
