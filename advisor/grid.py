@@ -15,7 +15,7 @@ from advisor._error_codes import E211, E213, E214
 from advisor.data import Corpus
 from advisor.registry import Registry
 from advisor.vocabulary import one_label_per_item
-from trainers import TrainConfig
+from trainers import TrainConfig, eval_interval
 
 __all__ = [
     "DEFAULT_APP_PROFILE",
@@ -244,10 +244,18 @@ def tuned_widths(profile: Profile, projection: int | None) -> tuple[int, ...]:
 
 
 def expected_steps(size: int, profile: Profile, max_steps: int | None = None) -> int:
-    """Steps a cell of ``size`` items is expected to take: ~15 epochs, within the profile's floor and ceiling."""
+    """Steps a cell of ``size`` items is expected to take under the stopping rule (``trainers._budget``):
+    its best dev score after ~15 epochs (never stopping before the floor), ``patience`` evaluations to
+    see the plateau, as many again after each anneal, all within the ceiling.
+
+    Why the plateau windows: without them the rule said 600 steps where a CoNLL-size run's small cells
+    took 800 (floor, then two anneals of 5 evaluations of 20 steps) and 1,650 at 7,020 sentences where
+    they took 2,766-3,600, so a cold run's first estimate was a third of its wall time."""
     ceiling = max_steps or profile.max_steps
-    epochs_steps = _EXPECTED_EPOCHS * -(-size // _BATCH)
-    return min(max(epochs_steps, min(profile.min_steps, ceiling)), ceiling)
+    window = profile.patience * eval_interval(size, _BATCH)
+    best = _EXPECTED_EPOCHS * -(-size // _BATCH)
+    stop = max(min(profile.min_steps, ceiling), best + window) + profile.anneals * window
+    return min(stop, ceiling)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ _EXPORTS = {
     "finetune_and_evaluate": "_finetune",
     "ServingModel": "_model",
     "label_set": "_batches",
+    "eval_interval": "_budget",
     "AdvisorError": "_errors",
     "ConfigError": "_errors",
     "ErrorCode": "_errors",
@@ -54,6 +55,7 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from trainers._batches import label_set
+    from trainers._budget import eval_interval
     from trainers._classifier import BiLSTMPoolClassifier, CNNClassifier
     from trainers._config import CLASSIFIERS, PRECISIONS, TrainConfig, TrainResult
     from trainers._crf import LinearChainCRF, iob2_allowed_transitions
@@ -106,6 +108,7 @@ __all__ = [
     "classification_scores",
     "default_primary",
     "define_in",
+    "eval_interval",
     "finetune_and_evaluate",
     "fit_and_evaluate",
     "iob2_allowed_transitions",

@@ -37,6 +37,10 @@ __all__ = [
     "speed_path",
 ]
 
+#: Steps taken over the rule's expected steps, named for the rule it was measured against: a ratio
+#: recorded against the rule before its plateau windows (``grid.expected_steps``) is not read.
+STEPS_FIELD = "steps_over_rule_with_windows"
+
 SPEED_FILE = "speed.json"
 _CALIBRATION_ITEMS = 64  # texts timed after a warm-up batch: well under a second for a MiniLM on 2 cores
 
@@ -129,7 +133,7 @@ def record_training_speed(task: str, device: str, clock: CellClock) -> None:
             rule = sum(clock.rule(z) for z, *_ in cells)
             entries[f"{task}|{family}|{device}"] = {
                 "seconds_per_step": sum(s for _, s, _ in cells) / steps,
-                "steps_ratio": steps / max(rule, 1),
+                STEPS_FIELD: steps / max(rule, 1),
                 "cells": len(cells),
                 **({"load": load[0], "cores": load[1]} if load else {}),
             }
@@ -153,7 +157,7 @@ def recorded_seconds_per_step(task: str, device: str) -> dict[str, float]:
 
 def recorded_steps_ratio(task: str, device: str) -> dict[str, float]:
     """Family -> steps cells took over the steps the profile's rule expected (earlier runs)."""
-    return _training(task, device, "steps_ratio")
+    return _training(task, device, STEPS_FIELD)
 
 
 def recorded_training_load(task: str, device: str) -> dict[str, float]:

@@ -91,7 +91,10 @@ def test_expected_steps_lie_between_the_floor_and_the_ceiling() -> None:
     from advisor.grid import expected_steps
 
     profile = profiles.get("default")
-    assert expected_steps(10, profile) == profile.min_steps  # a tiny cell still gets the floor
+    window = profile.patience * 20  # a small cell is scored every 20 steps
+    assert expected_steps(10, profile) == profile.min_steps + profile.anneals * window  # floor, 2 anneals
+    epoch = -(-7020 // 64)  # 110 steps: scored every 100
+    assert expected_steps(7020, profile) == 15 * epoch + (1 + profile.anneals) * profile.patience * 100
     assert expected_steps(10**7, profile) == profile.max_steps
     assert expected_steps(10**7, profile, max_steps=50) == 50  # an explicit ceiling caps the floor too
 

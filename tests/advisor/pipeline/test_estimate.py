@@ -196,7 +196,8 @@ def test_the_estimate_bounds_the_extension_below_the_grid_and_says_so(
     smallest = min(estimate.plan.sizes)
     added = [round(full / 2**k) for k in range(1, 12) if 50 <= round(full / 2**k) < smallest]
     assert added and estimate.extension is not None and estimate.extension[0] == min(added)
-    floor_steps = profiles.get("quick").min_steps  # small cells train the floor's steps
+    quick = profiles.get("quick")  # small cells: the floor, then a plateau of patience x 20 steps per anneal
+    floor_steps = quick.min_steps + quick.anneals * quick.patience * 20
     per_size = 2 * floor_steps * (0.005 + 0.02)  # 2 seeds × (static + contextual), one worker
     assert estimate.extension[1] == pytest.approx(len(added) * per_size)
     assert f"the grid extends down to {min(added):,} items: up to about" in estimate.text()
