@@ -39,6 +39,20 @@ def test_a_finished_or_failing_benchmark_is_left_alone() -> None:
         interrupt.interruptible(lambda: (_ for _ in ()).throw(ValueError("a real failure")))
 
 
+def test_bad_input_exits_2_with_the_errors_own_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from advisor.data import read_splits
+
+    interrupt = load_experiment("_interrupt")
+    missing = tmp_path / "wnut17train.conll"
+    with pytest.raises(SystemExit) as stopped:
+        interrupt.interruptible(lambda: read_splits(str(missing), "ner"))
+    assert stopped.value.code == interrupt.BAD_INPUT == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {missing}: file not found [E101]") and "Traceback" not in err
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_real_signal_to_a_script_prints_no_traceback(tmp_path: Path, stop: signal.Signals) -> None:
     """A script built like the benchmarks, stopped while it waits: by SIGINT, as Ctrl-C stops one, and
