@@ -47,7 +47,7 @@ DEFAULT_APP_PROFILE = "default"
 _ENCODER_ITEMS_PER_S = 150.0  # packaged MiniLM, sentences/s, cold feature cache
 _SECONDS_PER_STEP = 0.05  # downstream model, one worker, per optimizer step of 64 items (dev passes included)
 _EXPECTED_EPOCHS = 15  # where early stopping typically ends a cell between its floor and ceiling
-_BATCH = 64  # trainers.TrainConfig.batch_size
+_BATCH = TrainConfig.batch_size  # the cells' batch: steps per epoch and the evaluation interval
 _FIXED_S = 30.0  # reading, serving pass, analysis, report
 
 

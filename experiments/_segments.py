@@ -7,9 +7,10 @@ keeps it: every sitting ("segment") records its wall time, its CPU time and the 
 stage, attributed from the run's own progress events (the time up to an event belongs to the stage
 the previous event opened, except that an event reporting finished work, a cell or a learning-rate
 trial, closes its own stage: a resumed sitting trains right after its cache read, and an extension's
-cells right after the "plan extended" line, with no event between). A sitting killed without warning (``kill -9``, a machine that went away)
-is still counted, up to its last progress event: the open segment is rewritten at every event and
-folded in by the next sitting, so a total over sittings is a lower bound, never a guess.
+cells right after the "plan extended" line, with no event between). A sitting killed without
+warning (``kill -9``, a machine that went away) is still counted, up to its last progress event:
+the open segment is rewritten at every event and folded in by the next sitting, so a total over
+sittings is a lower bound, never a guess.
 
 Files in the folder: ``segments.jsonl`` (one closed segment per line) and ``segment_open.json``
 (the sitting in progress).
