@@ -40,11 +40,9 @@ from advisor.pipeline import (
     extension_floor,
     featurize_missing,
     final_report,
-    finished_scores,
     frozen_heap,
     known_rates,
     known_settings,
-    next_extension,
     plan_budget,
     plan_run,
     record_training_speed,
@@ -52,6 +50,7 @@ from advisor.pipeline import (
     reusing,
     run_cells,
     run_stages,
+    step_from_rows,
     then_own_trainers,
     timed_trials,
     train_until_decided,
@@ -285,17 +284,17 @@ def _clock(settings: RunSettings, plan: RunPlan) -> CellClock:
 
 
 def _extend(plan: RunPlan, training: _Training, reused: list[Cell]) -> tuple[RunPlan, list[Cell]]:
-    """Halve the grid's smallest size while contextual still matches a cheaper family at every size
-    (:mod:`advisor.pipeline._extend`); an explicit ``--sizes`` / ``--fractions`` grid is kept as given.
+    """Halve the grid's smallest size while contextual still matches a converged cheaper family at
+    every size (:mod:`advisor.pipeline._extend`); an explicit ``--sizes`` / ``--fractions`` grid is kept as given.
 
-    Decided from the finished scores alone, so a resumed run re-derives the same sizes and trains
-    only their missing cells."""
+    Decided from the finished cells alone (scores, under-trained flags), so a resumed run re-derives
+    the same sizes and trains only their missing cells."""
     settings, tracker = training.settings, training.sink.tracker
     if settings.sizes or settings.fractions:
         return plan, reused
     floor = extension_floor(training.splits.train)
-    while (step := next_extension(plan.grid, finished_scores(tracker.cells), floor)) is not None:
-        if step.size is None:  # the floor: the verdict reports what still matches as censored
+    while (step := step_from_rows(plan.grid, tracker.cells, floor)) is not None:
+        if step.size is None:  # floor, or only under-trained matches: reported censored, not chased
             _log_extension(plan, training, step, len(plan.grid.cells))
             break
         grid, budget = with_size(plan.grid, step.size), training.budget

@@ -28,7 +28,15 @@ from advisor.pipeline._execute import (
     train_one,
     worker_count,
 )
-from advisor.pipeline._extend import Extension, extension_floor, finished_scores, next_extension, with_size
+from advisor.pipeline._extend import (
+    Extension,
+    extension_floor,
+    finished_scores,
+    next_extension,
+    step_from_rows,
+    under_trained_cells,
+    with_size,
+)
 from advisor.pipeline._featurize import featurize_missing
 from advisor.pipeline._measure import SERVING_REPEATS, measure_all_serving
 from advisor.pipeline._memory import frozen_heap
@@ -112,6 +120,7 @@ __all__ = [
     "run_cells",
     "run_stages",
     "start_method",
+    "step_from_rows",
     "then_own_trainers",
     "timed_trials",
     "train_cells",
@@ -120,6 +129,7 @@ __all__ = [
     "trains_itself",
     "trial_cells",
     "tuning_size",
+    "under_trained_cells",
     "with_size",
     "worker_count",
 ]

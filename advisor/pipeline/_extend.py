@@ -8,6 +8,11 @@ until contextual falls below the target at the smallest size or the next size wo
 floor (50 items; for classification also 2 per class). What still matches there is reported
 censored by the verdict.
 
+A cheaper family whose full-data cells are under-trained (a seed reached the step ceiling while dev
+still improved) is not chased: its full-data score understates it, so bracketing contextual's match
+with it would spend cells on a figure that overstates contextual's data efficiency (the verdict
+already flags those cells). Its figure stays censored at the grid's edge, and the tag says why.
+
 Every decision is a pure function of the finished scores, so a resumed run re-derives the same
 extension and computes only its missing cells.
 """
@@ -31,6 +36,8 @@ __all__ = [
     "matched_families",
     "next_extension",
     "smaller_size",
+    "step_from_rows",
+    "under_trained_cells",
     "with_size",
 ]
 
@@ -40,22 +47,43 @@ _CONTEXTUAL = "contextual"
 
 @dataclass(frozen=True)
 class Extension:
-    """One step down: the size to add (None: the floor stops it) and why it is needed."""
+    """One step down: the size to add (None: nothing more is trained) and why it is needed.
+
+    ``matched``: the converged cheaper families whose full-data score contextual reaches at every
+    size; ``under_trained``: families it reaches too, not chased because their full-data cells are
+    under-trained."""
 
     smallest: int  # the smallest size tried so far
-    size: int | None  # the next size down, or None when it would go under the floor
-    matched: tuple[str, ...]  # cheaper families whose full-data score contextual reaches at every size
+    size: int | None  # the next size down; None under the floor or with nothing converged to chase
+    matched: tuple[str, ...]
     floor: int
+    under_trained: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One sentence for the progress display and the parent's tag."""
-        who = f"contextual already reaches {' and '.join(self.matched)}'s full-data score at {self.smallest:,} items"
+        if not self.matched:
+            return f"not extended below {self.smallest:,} items: {self._not_chased()}"
+        who = (
+            f"contextual already reaches {_names(self.matched)}'s full-data score at {self.smallest:,} items"
+        )
         if self.size is None:
-            return (
-                f"not extended below {self.smallest:,} items (floor {self.floor:,}): {who}, "
-                "so the data-efficiency figure is censored"
-            )
-        return f"extended down to {self.size:,} items: {who}"
+            censored = "so the data-efficiency figure is censored"
+            text = f"not extended below {self.smallest:,} items (floor {self.floor:,}): {who}, {censored}"
+        else:
+            text = f"extended down to {self.size:,} items: {who}"
+        return f"{text}; {self._not_chased()}" if self.under_trained else text
+
+    def _not_chased(self) -> str:
+        """Why the under-trained families' matching sizes are not bracketed."""
+        names = _names(self.under_trained)
+        return (
+            f"{names}'s full-data cells are under-trained (that score understates {names}), so contextual's "
+            f"match with it at {self.smallest:,} items or fewer is not chased and its figure stays censored"
+        )
+
+
+def _names(families: tuple[str, ...]) -> str:
+    return " and ".join(families)
 
 
 def extension_floor(corpus: Any) -> int:
@@ -77,6 +105,15 @@ def smaller_size(smallest: int, full: int) -> int:
 def finished_scores(rows: Mapping[CellKey, Mapping[str, Any]]) -> dict[CellKey, float]:
     """``(embedding, size, seed) -> score`` of the finished cells (the tracker's cell rows)."""
     return {key: float(row["score"]) for key, row in rows.items() if row.get("score") is not None}
+
+
+def under_trained_cells(rows: Mapping[CellKey, Mapping[str, Any]]) -> frozenset[CellKey]:
+    """Finished cells that reached the step ceiling while dev still improved (the tracker's cell rows)."""
+    return frozenset(
+        key
+        for key, row in rows.items()
+        if row.get("score") is not None and float(row.get("under_trained") or 0) > 0
+    )
 
 
 def _mean(scores: Mapping[CellKey, float], embedding: str, size: int, seeds: list[int]) -> float:
@@ -108,14 +145,33 @@ def matched_families(grid: GridPlan, scores: Mapping[CellKey, float]) -> tuple[s
     return tuple(matched)
 
 
-def next_extension(grid: GridPlan, scores: Mapping[CellKey, float], floor: int) -> Extension | None:
-    """The next step down, or None when no cheaper family is matched at every size (bracketed)."""
+def next_extension(
+    grid: GridPlan,
+    scores: Mapping[CellKey, float],
+    floor: int,
+    under_trained: frozenset[CellKey] = frozenset(),
+) -> Extension | None:
+    """The next step down, or None when no cheaper family is matched at every size (bracketed).
+
+    A matched family with an under-trained full-data cell is named but not chased; when only such
+    families are matched, the step has no size (nothing more is trained)."""
     matched = matched_families(grid, scores)
     if not matched:
         return None
+    unconverged = tuple(
+        name for name in matched if any((name, grid.full_size, seed) in under_trained for seed in grid.seeds)
+    )
+    chased = tuple(name for name in matched if name not in unconverged)
     smallest = min(grid.sizes)
     size = smaller_size(smallest, grid.full_size)
-    return Extension(smallest, size if size >= max(floor, 1) else None, matched, floor)
+    if not chased:
+        return Extension(smallest, None, (), floor, unconverged)
+    return Extension(smallest, size if size >= max(floor, 1) else None, chased, floor, unconverged)
+
+
+def step_from_rows(grid: GridPlan, rows: Mapping[CellKey, Mapping[str, Any]], floor: int) -> Extension | None:
+    """:func:`next_extension` read from the tracker's cell rows (scores and under-trained flags)."""
+    return next_extension(grid, finished_scores(rows), floor, under_trained_cells(rows))
 
 
 def with_size(grid: GridPlan, size: int) -> GridPlan:

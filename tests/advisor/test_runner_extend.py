@@ -1,9 +1,11 @@
 """``advisor run`` extends its grid downwards when contextual already matches at the smallest size.
 
 A task every family solves at every size (all scores 1.0): contextual matches static's full-data score
-at 100 items (the quick profile's smallest of 400), so the run adds 50 items, the floor, and tags the
-extension as censored (identical curves are not judged by the verdict: no figure is stated). A run killed inside the extension resumes with only the
-missing cells of it, and a third run computes nothing.
+at 100 items (the quick profile's smallest of 400). The cells stop at their 20-step ceiling while dev
+loss still falls, so they are under-trained and the real run does not chase static's match (one test);
+with the flags ignored, the run adds 50 items, the floor, and tags the extension as censored
+(identical curves are not judged by the verdict: no figure is stated). A run killed inside the
+extension resumes with only the missing cells of it, and a third run computes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from advisor import runner
+from advisor.pipeline import finished_scores, next_extension
 from advisor.runner import ProgressEvent, run_analysis
 from advisor.settings import RunSettings
 from advisor.tracking import client_for, load_analysis
@@ -66,7 +70,24 @@ def _verdict(client: object, run_id: str) -> dict:
         return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def test_the_grid_extends_to_the_floor_resumes_inside_it_and_reports_censored(settings: RunSettings) -> None:
+def test_under_trained_full_data_cells_are_not_chased(settings: RunSettings) -> None:
+    events: list[ProgressEvent] = []
+    outcome = run_analysis(settings, progress=events.append)
+    assert sorted({c.size for c in outcome.computed}) == [100, 200, 400] and len(outcome.computed) == 12
+    tags = client_for(settings.tracking_uri).get_run(outcome.run_id).data.tags
+    assert tags["advisor.extended_sizes"] == "" and tags["advisor.total_cells"] == "12"
+    text = "not extended below 100 items: static's full-data cells are under-trained"
+    assert tags["advisor.extension"].startswith(text) and "not chased" in tags["advisor.extension"]
+    assert any(e.stage == "plan" and e.message.startswith(text) for e in events)
+
+
+def test_the_grid_extends_to_the_floor_resumes_inside_it_and_reports_censored(
+    settings: RunSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def ignoring_flags(grid: object, rows: dict, floor: int) -> object:
+        return next_extension(grid, finished_scores(rows), floor)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "step_from_rows", ignoring_flags)
     with pytest.raises(RuntimeError, match="injected failure"):
         run_analysis(settings, fail_after=12 + 2)  # the 12 planned cells, then 2 of the 4 at 50 items
 

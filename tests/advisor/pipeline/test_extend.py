@@ -9,7 +9,7 @@ import pytest
 
 from advisor.grid import GridPlan, plan_grid, profiles, subset_indices
 from advisor.pipeline import Extension, extension_floor, finished_scores, next_extension, with_size
-from advisor.pipeline._extend import matched_families, smaller_size
+from advisor.pipeline._extend import matched_families, smaller_size, step_from_rows, under_trained_cells
 
 SEEDS = (0, 1)
 
@@ -120,3 +120,47 @@ def test_with_size_adds_every_embedding_and_seed_and_keeps_subsets_nested() -> N
 def test_finished_scores_reads_the_tracker_rows() -> None:
     rows = {("static", 40, 0): {"score": 0.5, "steps": 3.0}, ("static", 20, 0): {"steps": 3.0}}
     assert finished_scores(rows) == {("static", 40, 0): pytest.approx(0.5)}
+
+
+CURVES = {
+    "random": {400: 0.30, 800: 0.40, 1600: 0.50},
+    "static": {400: 0.50, 800: 0.60, 1600: 0.70},
+    "contextual": {400: 0.72, 800: 0.80, 1600: 0.85},
+}
+
+
+def test_a_family_under_trained_at_full_data_is_named_but_not_chased() -> None:
+    """Random's full-data score understates it: bracketing a match with it would overstate contextual."""
+    step = next_extension(_grid(), _scores(CURVES), floor=50, under_trained=frozenset({("random", 1600, 1)}))
+    assert step == Extension(400, 200, matched=("static",), floor=50, under_trained=("random",))
+    text = step.describe()
+    assert text.startswith("extended down to 200 items: contextual already reaches static's")
+    assert "random's full-data cells are under-trained" in text and "not chased" in text
+
+
+def test_only_under_trained_matches_train_nothing_more() -> None:
+    flagged = frozenset({("random", 1600, 0), ("static", 1600, 1)})
+    step = next_extension(_grid(), _scores(CURVES), floor=50, under_trained=flagged)
+    assert step == Extension(400, None, matched=(), floor=50, under_trained=("random", "static"))
+    assert step.describe().startswith("not extended below 400 items: random and static's full-data cells")
+    assert "stays censored" in step.describe()
+
+
+def test_under_trained_cells_below_full_data_do_not_stop_the_chase() -> None:
+    """Only the target (the full-data score) matters; contextual's own flags understate contextual."""
+    flagged = frozenset({("random", 400, 0), ("static", 800, 1), ("contextual", 1600, 0)})
+    step = next_extension(_grid(), _scores(CURVES), floor=50, under_trained=flagged)
+    assert step is not None and step.matched == ("random", "static") and step.under_trained == ()
+
+
+def test_rows_give_scores_and_flags() -> None:
+    rows = {
+        ("random", 1600, 0): {"score": 0.5, "under_trained": 1.0},
+        ("random", 1600, 1): {"score": 0.5, "under_trained": float("nan")},  # a run from before the flag
+        ("static", 1600, 0): {"score": 0.7, "under_trained": 0.0},
+        ("static", 800, 0): {"under_trained": 1.0},  # unfinished: no score
+    }
+    assert under_trained_cells(rows) == frozenset({("random", 1600, 0)})
+    full = {key: {"score": score} for key, score in _scores(CURVES).items()}
+    full[("random", 1600, 0)]["under_trained"] = 1.0
+    assert step_from_rows(_grid(), full, 50) == Extension(400, 200, ("static",), 50, ("random",))
