@@ -23,6 +23,7 @@ __all__ = [
     "CellKey",
     "GridPlan",
     "Profile",
+    "StepCost",
     "Throughput",
     "cell_label",
     "duration_text",
@@ -259,6 +260,21 @@ def expected_steps(size: int, profile: Profile, max_steps: int | None = None) ->
 
 
 @dataclass(frozen=True)
+class StepCost:
+    """A family's training pace timed on this machine: one optimizer step, and one dev item evaluated.
+
+    Why two parts: a cell evaluates the whole dev set every ``eval_interval(size)`` steps, so its
+    seconds per step grow with the dev set and shrink with the size (a 3,250-sentence dev set made
+    small cells' steps twice as slow as large ones')."""
+
+    step_s: float
+    dev_item_s: float
+
+    def seconds_per_step(self, size: int, n_dev: int) -> float:
+        return self.step_s + n_dev * self.dev_item_s / eval_interval(size, _BATCH)
+
+
+@dataclass(frozen=True)
 class Throughput:
     """Speeds measured on this machine; what is missing falls back to the 2-core constants above."""
 
@@ -267,12 +283,19 @@ class Throughput:
     steps_ratio: dict[str, float] = field(default_factory=dict)  # family -> steps taken / expected_steps
     based_on: str = "constants for 2 CPU cores (nothing measured on this machine yet)"
     contention: float = 1.0  # how much the machine's load now slows the constant (idle cores: 1)
+    step_costs: dict[str, StepCost] = field(default_factory=dict)  # family -> timed on a sample, load now
+    n_dev: int = 0  # dev items each evaluation passes over (for ``step_costs``)
 
-    def step_seconds(self, family: str) -> float:
-        """The family's measured seconds per step, else the other families' mean, else the constant."""
+    def step_seconds(self, family: str, size: int) -> float:
+        """Seconds per step of a ``size``-item cell: what earlier runs measured, else the pace timed on a
+        sample (the other families' when this one was not timed), else the constant."""
         known = self.seconds_per_step
-        fallback = _SECONDS_PER_STEP * self.contention
-        return known.get(family) or (sum(known.values()) / len(known) if known else fallback)
+        if known:
+            return known.get(family) or sum(known.values()) / len(known)
+        timed = [self.step_costs[family]] if family in self.step_costs else list(self.step_costs.values())
+        if timed:
+            return sum(c.seconds_per_step(size, self.n_dev) for c in timed) / len(timed)
+        return _SECONDS_PER_STEP * self.contention
 
     def steps(self, size: int, family: str, profile: Profile, max_steps: int | None) -> float:
         """The rule's steps, scaled by how many steps this family's cells took here, within floor and ceiling."""
@@ -312,7 +335,7 @@ def estimate_seconds(
         widths = tuned_widths(profile, projection)
         trials = len(profile.lr_grid) * len(widths) * len(tuning_seeds(plan, profile))
         cells += [(e, middle) for e in plan.embeddings for _ in range(trials)]
-    train = sum(speed.steps(z, e, profile, max_steps) * speed.step_seconds(e) for e, z in cells)
+    train = sum(speed.steps(z, e, profile, max_steps) * speed.step_seconds(e, z) for e, z in cells)
     return encoder + train / max(workers, 1) + _FIXED_S
 
 

@@ -187,7 +187,7 @@ def _run_analysis(
     tracker = _open(settings, plan, splits, notify)
     pending, reused = _pending(settings, plan, tracker, notify)
     if pending and not reused:  # the line the app shows before Run; a resume's ETA measures what is left
-        estimate = estimate_run(settings, splits, calibrate=False)  # recorded speeds: no encoder load
+        estimate = estimate_run(settings, splits, calibrate=False)  # no encoder timing: it would load twice
         notify(ProgressEvent("estimate", message=estimate.text()))
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
     training = _Training(settings, splits, sink, notify, fail_after)

@@ -174,7 +174,7 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
             self.last_encode_seconds = time.perf_counter() - start
         else:
             stack = self.featurize_layers(corpus)
-            features = self._read_choice(stack)
+            features = self.read_choice(stack)
         self.last_featurize_seconds = time.perf_counter() - start
         return features
 
@@ -213,7 +213,7 @@ class ContextualEmbedding(EncoderLoading, WindowEncoding, Embedding):
         self.pair_overflow += overflow
         self._pairs_seen = self._pairs_seen or corpus.is_pair
 
-    def _read_choice(self, stack: TokenFeatures) -> TokenFeatures:
+    def read_choice(self, stack: TokenFeatures) -> TokenFeatures:
         """The ``layer`` option applied to the cached stack: the stack, or a lazy view of one layer or
         of the mean of several, dequantized per gather (nothing else is stored, nothing read twice)."""
         if self.layer.mix:

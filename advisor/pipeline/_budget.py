@@ -208,7 +208,7 @@ def plan_budget(
     setup -= reserve
     cells = {(c.embedding, c.size) for c in pending}
     priced = {
-        (e, z): speed.steps(z, e, profile, settings.max_steps) * speed.step_seconds(e) for e, z in cells
+        (e, z): speed.steps(z, e, profile, settings.max_steps) * speed.step_seconds(e, z) for e, z in cells
     }
     return TimeBudget(
         seconds,

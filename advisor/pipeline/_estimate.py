@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from advisor.cache import using_cache_root
 from advisor.data import DataSplits, read_splits
 from advisor.errors import AdvisorError
-from advisor.grid import GridPlan, Throughput, duration_text, estimate_seconds, plan_grid, profiles
+from advisor.grid import (
+    GridPlan,
+    StepCost,
+    Throughput,
+    duration_text,
+    estimate_seconds,
+    plan_grid,
+    profiles,
+    tuned_widths,
+)
 from advisor.pipeline._execute import worker_count
 from advisor.pipeline._extend import extension_floor, smaller_size
 from advisor.pipeline._plan import embedding_options, resolve_device
@@ -22,15 +31,24 @@ from advisor.pipeline._speed import (
     contention,
     load_now,
     record_encoder_speed,
+    record_step_costs,
     recorded_encoder_speed,
     recorded_seconds_per_step,
+    recorded_step_costs,
     recorded_steps_ratio,
     recorded_training_load,
 )
 from advisor.progress import duration
 from advisor.settings import RunSettings
 
-__all__ = ["RunEstimate", "encoder_key", "estimate_run", "expected_duration_text", "machine_throughput"]
+__all__ = [
+    "TIME_TRAINING_FROM_S",
+    "RunEstimate",
+    "encoder_key",
+    "estimate_run",
+    "expected_duration_text",
+    "machine_throughput",
+]
 
 
 @dataclass(frozen=True)
@@ -41,7 +59,8 @@ class RunEstimate:
     extension: tuple[int, float] | None = None  # (smallest size it may add, seconds its cells may take)
 
     def text(self) -> str:
-        rough = not self.throughput.seconds_per_step  # the training part is a constant: say so
+        speed = self.throughput
+        rough = not (speed.seconds_per_step or speed.step_costs)  # the training part is a constant: say so
         line = duration_text(self.seconds, self.plan, self.throughput.based_on, rough=rough)
         if self.extension is None:
             return line
@@ -103,10 +122,15 @@ def _under_load_now(
 
 
 def machine_throughput(
-    settings: RunSettings, splits: DataSplits, calibrate: bool = True, workers: int = 1
+    settings: RunSettings,
+    splits: DataSplits,
+    calibrate: bool = True,
+    workers: int = 1,
+    time_training: bool = False,
 ) -> Throughput:
     """What this machine measured for this run's encoder and task (missing parts: the 2-core constants),
-    training scaled to the load now for ``workers`` parallel workers."""
+    training scaled to the load now for ``workers`` parallel workers. ``time_training``: with no
+    training speed recorded for the task, time the downstream model on a sample now (seconds)."""
     device = resolve_device(settings.device)
     per_step, factor, load_said = _under_load_now(
         recorded_seconds_per_step(settings.task, device),
@@ -118,8 +142,11 @@ def machine_throughput(
     if "contextual" in settings.embeddings:
         words_per_s, said = _encoder_speed(settings, splits, device, calibrate)
         basis.append(said)
+    costs, timed_said = ({}, "") if per_step else _step_costs(settings, splits, device, time_training)
     if per_step:
         basis.append(f"training speed recorded by earlier {settings.task} runs on this machine")
+    elif costs:
+        basis.append(timed_said)
     else:
         basis.append(
             "a training speed constant for 2 idle CPU cores (no earlier run of this task here yet)"
@@ -128,13 +155,58 @@ def machine_throughput(
     if load_said:
         basis.append(load_said)
     said = " and ".join(basis) if len(basis) < 3 else ", ".join(basis[:-1]) + " and " + basis[-1]
-    return Throughput(words_per_s, per_step, recorded_steps_ratio(settings.task, device), said, factor)
+    scaled = {f: StepCost(c.step_s * factor / at, c.dev_item_s * factor / at) for f, (c, at) in costs.items()}
+    ratio = recorded_steps_ratio(settings.task, device)
+    return Throughput(words_per_s, per_step, ratio, said, factor, scaled, len(splits.dev))
+
+
+def _step_costs(
+    settings: RunSettings, splits: DataSplits, device: str, time_now: bool
+) -> tuple[dict[str, tuple[StepCost, float]], str]:
+    """Training's pace timed on a sample of this task's texts: recorded earlier, else timed now (and
+    recorded) when ``time_now``; with the clause that says which."""
+    from advisor.pipeline._calibrate import CALIBRATED_FAMILIES, calibrate_training
+
+    recorded = recorded_step_costs(settings.task, device)
+    if recorded or not time_now:
+        return recorded, "training speed timed earlier on a sample of this task's texts on this machine"
+    from trainers import TrainConfig, resolve_precision
+
+    profile = profiles.get(settings.profile)
+    random_dim = settings.random_dim or profile.random_dim
+    names = [e for e in settings.embeddings if e in CALIBRATED_FAMILIES]
+    options = {e: embedding_options(settings, e, random_dim, device) for e in names}
+    config = TrainConfig(
+        projection=tuned_widths(profile, settings.projection)[0],
+        device=device,
+        precision=resolve_precision(settings.precision, device),
+    )
+    load = load_now()
+    try:
+        costs = calibrate_training(splits, options, config)
+    except (AdvisorError, OSError, ValueError, RuntimeError, AssertionError):  # e.g. no CUDA in this torch
+        return {}, ""  # a best-effort timing: the run's own checks say what is wrong, with its error code
+    record_step_costs(settings.task, device, costs, load)
+    slowed = contention(load[0] + 1, load[1]) if load else 1.0
+    timed = {family: (cost, slowed) for family, cost in costs.items()}
+    return timed, "training speed timed just now on a sample of your texts"
+
+
+#: A run the constants put under this many seconds is not worth the few seconds of timing training.
+TIME_TRAINING_FROM_S = 300.0
 
 
 def estimate_run(
-    settings: RunSettings, splits: DataSplits | None = None, calibrate: bool = True
+    settings: RunSettings,
+    splits: DataSplits | None = None,
+    calibrate: bool = True,
+    time_training: bool = True,
 ) -> RunEstimate:
-    """The run's grid and its expected wall time on this machine, with what the estimate rests on."""
+    """The run's grid and its expected wall time on this machine, with what the estimate rests on.
+
+    ``calibrate``: time the encoder on a sample when its speed was never recorded. ``time_training``:
+    with no training speed recorded for the task, a run the constants put at
+    :data:`TIME_TRAINING_FROM_S` or more first times its downstream model on a sample (recorded)."""
     s = settings
     splits = splits or read_splits(
         s.data, s.task, dev=s.dev, test=s.test, text_col=s.text_col, label_col=s.label_col, seed=s.split_seed
@@ -142,14 +214,19 @@ def estimate_run(
     profile = profiles.get(s.profile)
     plan = plan_grid(len(splits.train), s.embeddings, profile, s.sizes, s.fractions, s.seeds)
     workers = worker_count(s.workers, resolve_device(s.device), max(len(plan.cells), 1))
-    with using_cache_root(s.cache_dir):  # the speeds recorded under the run's own cache root
-        throughput = machine_throughput(s, splits, calibrate, workers)
     n_words = sum(len(t) for part in (splits.train, splits.dev, splits.test) for t in part.tokens)
     n_eval = len(splits.dev) + len(splits.test)
-    tune = s.lr is None
-    seconds = estimate_seconds(
-        plan, profile, n_eval, workers, s.max_steps, tune, throughput, n_words, projection=s.projection
-    )
+
+    def expected(time_training: bool) -> tuple[float, Throughput]:
+        with using_cache_root(s.cache_dir):  # the speeds recorded under the run's own cache root
+            speed = machine_throughput(s, splits, calibrate, workers, time_training)
+        args = (plan, profile, n_eval, workers, s.max_steps, s.lr is None, speed, n_words)
+        return estimate_seconds(*args, projection=s.projection), speed
+
+    seconds, throughput = expected(time_training=False)
+    measured = throughput.seconds_per_step or throughput.step_costs
+    if time_training and not measured and seconds >= TIME_TRAINING_FROM_S:
+        seconds, throughput = expected(time_training=True)
     return RunEstimate(seconds, plan, throughput, _extension(s, plan, splits, throughput, workers))
 
 
@@ -165,10 +242,10 @@ def _extension(
     while (size := smaller_size(min([*plan.sizes, *sizes]), plan.full_size)) >= floor:
         sizes.append(size)
     cells = [(e, z) for z in sizes for _ in plan.seeds for e in plan.embeddings]
-    seconds = sum(speed.steps(z, e, profile, s.max_steps) * speed.step_seconds(e) for e, z in cells)
+    seconds = sum(speed.steps(z, e, profile, s.max_steps) * speed.step_seconds(e, z) for e, z in cells)
     return (min(sizes), seconds / max(workers, 1)) if sizes else None
 
 
-def expected_duration_text(settings: RunSettings, calibrate: bool = True) -> str:
+def expected_duration_text(settings: RunSettings, calibrate: bool = True, time_training: bool = True) -> str:
     """The line the app shows before Run: duration, grid, and what the estimate is based on."""
-    return estimate_run(settings, calibrate=calibrate).text()
+    return estimate_run(settings, calibrate=calibrate, time_training=time_training).text()

@@ -20,6 +20,7 @@ from typing import Any
 
 from advisor.cache import cache_dir
 from advisor.data import Corpus
+from advisor.grid import StepCost
 from advisor.progress import CellClock
 
 __all__ = [
@@ -29,9 +30,11 @@ __all__ = [
     "load_now",
     "machine_load",
     "record_encoder_speed",
+    "record_step_costs",
     "record_training_speed",
     "recorded_encoder_speed",
     "recorded_seconds_per_step",
+    "recorded_step_costs",
     "recorded_steps_ratio",
     "recorded_training_load",
     "speed_path",
@@ -166,6 +169,34 @@ def recorded_training_load(task: str, device: str) -> dict[str, float]:
     loads = _training(task, device, "load")
     cores = _training(task, device, "cores")
     return {family: contention(load, int(cores.get(family, 1))) for family, load in loads.items()}
+
+
+def record_step_costs(
+    task: str, device: str, costs: dict[str, StepCost], load: tuple[float, int] | None
+) -> None:
+    """Training's pace timed on a sample (:func:`advisor.pipeline._calibrate.calibrate_training`), with
+    the load it met (other processes, its own not counted)."""
+    where = {"load": load[0] + 1, "cores": load[1]} if load else {}  # +1: the timing process itself
+    entries = {
+        f"{task}|{family}|{device}": {"step_s": cost.step_s, "dev_item_s": cost.dev_item_s, **where}
+        for family, cost in costs.items()
+    }
+    if entries:
+        _update("calibration", entries)
+
+
+def recorded_step_costs(task: str, device: str) -> dict[str, tuple[StepCost, float]]:
+    """Family -> (pace timed on a sample of ``task``'s texts on ``device``, how much its load slowed it)."""
+    prefix, suffix = f"{task}|", f"|{device}"
+    found = {}
+    for key, entry in _load().get("calibration", {}).items():
+        if not (key.startswith(prefix) and key.endswith(suffix) and isinstance(entry, dict)):
+            continue
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            cost = StepCost(float(entry["step_s"]), float(entry["dev_item_s"]))
+            slowed = contention(float(entry.get("load", 1.0)), int(entry.get("cores", 1)))
+            found[key[len(prefix) : -len(suffix)]] = (cost, slowed)
+    return found
 
 
 def calibrate_encoder(options: dict[str, Any], corpus: Corpus) -> float | None:

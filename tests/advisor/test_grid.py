@@ -79,7 +79,7 @@ def test_app_default_profile_can_decide_and_states_its_duration(tmp_path) -> Non
     settings = RunSettings(
         data=str(train), task="classify", cache_dir=str(tmp_path / "cache")
     )  # no speed recorded
-    text = expected_duration_text(settings, calibrate=False)
+    text = expected_duration_text(settings, calibrate=False, time_training=False)
     assert (
         text.startswith("Expected duration: a rough first guess of about ")
         and "45 cells (3 embeddings × 5 sizes × 3 seeds)" in text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.grid import expected_steps, plan_grid, profiles
+from advisor.grid import StepCost, expected_steps, plan_grid, profiles
 from advisor.pipeline import estimate_run
 from advisor.pipeline._speed import (
     calibrate_encoder,
@@ -101,7 +101,7 @@ def test_with_nothing_recorded_the_encoder_is_timed_on_a_sample_without_filling_
         contextual=str(tiny_bert_dir),
         device="cpu",
     )
-    text = estimate_run(settings).text()
+    text = estimate_run(settings, time_training=False).text()
     assert "the encoder timed just now on a sample of your texts (cpu)" in text
     assert "a training speed constant for 2 idle CPU cores" in text
     assert text.startswith("Expected duration: a rough first guess of about ")  # no training speed recorded
@@ -160,9 +160,9 @@ def test_recorded_step_seconds_are_scaled_from_the_load_they_met_to_the_load_now
 
 
 def test_the_idle_core_constant_is_slowed_by_the_load_now_and_called_a_first_guess(train: Path, load) -> None:
-    idle = estimate_run(_static_run(train), calibrate=False)
+    idle = estimate_run(_static_run(train), calibrate=False, time_training=False)
     load(10.0, 2)  # 10 other processes and 2 workers on 2 cores: 6x
-    busy = estimate_run(_static_run(train), calibrate=False)
+    busy = estimate_run(_static_run(train), calibrate=False, time_training=False)
     assert busy.throughput.contention == 6.0 and idle.throughput.contention == 1.0
     assert busy.seconds - 30.0 == pytest.approx(6 * (idle.seconds - 30.0))
     text = busy.text()
@@ -247,3 +247,58 @@ def test_without_a_readable_proc_loadavg_the_load_now_is_the_load_average(
     assert load_now(tmp_path / "missing", interval=0) == (3.5, 4)
     (tmp_path / "loadavg").write_text("garbled\n", encoding="ascii")
     assert load_now(tmp_path / "loadavg", interval=0) == (3.5, 4)
+
+
+@pytest.fixture
+def timed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Training timed on a sample returns a planted pace (static: 20 ms a step, 1 ms a dev item); the
+    list counts the timings."""
+    import advisor.pipeline._calibrate as calibrate_module
+
+    calls: list[int] = []
+
+    def planted(splits, options, config) -> dict[str, StepCost]:
+        calls.append(len(splits.train))
+        return {name: StepCost(0.02, 0.001) for name in options}
+
+    monkeypatch.setattr(calibrate_module, "calibrate_training", planted)
+    return calls
+
+
+def test_a_long_first_run_times_training_once_and_prices_its_dev_passes(
+    train: Path, load, timed: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import advisor.pipeline._estimate as estimate_module
+
+    monkeypatch.setattr(estimate_module, "TIME_TRAINING_FROM_S", 0.0)  # this small run counts as long
+    load(2.0, 2)  # timed beside 2 other processes on 2 cores: 1.5x slower than idle
+    first = estimate_run(_static_run(train), calibrate=False)
+    assert len(timed) == 1 and "training speed timed just now on a sample of your texts" in first.text()
+    assert not first.text().startswith("Expected duration: a rough first guess")
+    load(0.0, 2)  # idle now: the run's 2 workers alone, so the timed pace is 1.5x too slow
+    again = estimate_run(_static_run(train), calibrate=False)
+    assert len(timed) == 1 and "timed earlier on a sample of this task's texts" in again.text()
+    cost = again.throughput.step_costs["static"]
+    assert cost.step_s == pytest.approx(0.02 / 1.5) and cost.dev_item_s == pytest.approx(0.001 / 1.5)
+    plan, profile = again.plan, profiles.get("quick")
+    n_dev = again.throughput.n_dev
+    cells = sum(expected_steps(c.size, profile) * cost.seconds_per_step(c.size, n_dev) for c in plan.cells)
+    assert again.seconds == pytest.approx(30.0 + cells / 2)  # 2 workers; no encoder, no trials (--lr)
+
+
+def test_a_short_run_is_not_worth_timing(train: Path, timed: list[int]) -> None:
+    estimate = estimate_run(_static_run(train), calibrate=False)  # the constants put it under 5 minutes
+    assert estimate.seconds < 300 and timed == []
+    assert estimate.text().startswith("Expected duration: a rough first guess of about ")
+
+
+def test_a_recorded_run_speed_outranks_a_timed_sample(train: Path, timed: list[int], monkeypatch) -> None:
+    import advisor.pipeline._estimate as estimate_module
+
+    monkeypatch.setattr(estimate_module, "TIME_TRAINING_FROM_S", 0.0)
+    clock = CellClock(lambda size: expected_steps(size, profiles.get("quick")))
+    clock.finished += [("static", 100, 6.0, 200)]
+    record_training_speed("classify", "cpu", clock)
+    estimate = estimate_run(_static_run(train), calibrate=False)
+    assert timed == [] and estimate.throughput.step_costs == {}
+    assert "recorded by earlier classify runs" in estimate.text()
