@@ -186,13 +186,13 @@ def _run_analysis(
     plan = plan_run(settings, splits)
     tracker = _open(settings, plan, splits, notify)
     pending, reused = _pending(settings, plan, tracker, notify)
-    if pending and not reused:  # the line the app shows before Run; a resume's ETA measures what is left
-        estimate = estimate_run(settings, splits, calibrate=False)  # no encoder timing: it would load twice
-        notify(ProgressEvent("estimate", message=estimate.text()))
     sink = CellSink(tracker, settings.task, plan.primary, splits.test, timings)
     training = _Training(settings, splits, sink, notify, fail_after)
     status, analysis, stop = "FAILED", None, None
-    try:
+    try:  # from here on the open run is closed whatever happens (timing training takes seconds)
+        if pending and not reused:  # the app's line before Run (no encoder timing: it would load twice)
+            estimate = estimate_run(settings, splits, calibrate=False)
+            notify(ProgressEvent("estimate", message=estimate.text()))
         budget = plan_budget(settings, splits, plan, pending, started, known_rates(tracker.tags))
         training.budget, older = budget, tracker.tags.get(BUDGET_STOP_TAG)  # an older budget's stop: cleared
         if settings.until == "decided" or budget or older:  # round by round (advisor.pipeline._rounds)

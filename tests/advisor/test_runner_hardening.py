@@ -103,3 +103,25 @@ def test_a_run_killed_inside_the_analysis_is_completed_by_the_rerun(
 
     again = run_analysis(settings)  # complete now: nothing is analysed twice
     assert again.computed == [] and again.analysis is None
+
+
+def test_a_run_killed_while_its_estimate_times_training_is_closed_killed(
+    run_settings: RunSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Timing training for the first estimate takes seconds after the parent run exists: a Ctrl-C then
+    closes the run KILLED (never left RUNNING), and the re-run resumes it."""
+    settings = _small(run_settings)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "estimate_run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_analysis(settings)
+    client = client_for(settings.tracking_uri)
+    killed = client.search_runs([client.get_experiment_by_name("test").experiment_id])
+    assert [r.info.status for r in killed] == ["KILLED"]  # the parent alone: no cell had started
+    monkeypatch.undo()
+    outcome = run_analysis(settings)
+    assert outcome.run_id == killed[0].info.run_id and len(outcome.computed) == 4
+    assert client.get_run(outcome.run_id).info.status == "FINISHED"
