@@ -283,19 +283,33 @@ class Throughput:
     steps_ratio: dict[str, float] = field(default_factory=dict)  # family -> steps taken / expected_steps
     based_on: str = "constants for 2 CPU cores (nothing measured on this machine yet)"
     contention: float = 1.0  # how much the machine's load now slows the constant (idle cores: 1)
-    step_costs: dict[str, StepCost] = field(default_factory=dict)  # family -> timed on a sample, load now
+    step_costs: dict[tuple[str, int], StepCost] = field(
+        default_factory=dict
+    )  # (family, width) -> timed, load now
     n_dev: int = 0  # dev items each evaluation passes over (for ``step_costs``)
 
-    def step_seconds(self, family: str, size: int) -> float:
+    def step_seconds(self, family: str, size: int, width: int | None = None) -> float:
         """Seconds per step of a ``size``-item cell: what earlier runs measured, else the pace timed on a
-        sample (the other families' when this one was not timed), else the constant."""
+        sample at the cell's projection ``width`` (None: the narrowest timed, a grid cell's width being
+        chosen during the run), else the constant."""
         known = self.seconds_per_step
         if known:
             return known.get(family) or sum(known.values()) / len(known)
-        timed = [self.step_costs[family]] if family in self.step_costs else list(self.step_costs.values())
+        timed = self._timed(family, width)
         if timed:
             return sum(c.seconds_per_step(size, self.n_dev) for c in timed) / len(timed)
         return _SECONDS_PER_STEP * self.contention
+
+    def _timed(self, family: str, width: int | None) -> list[StepCost]:
+        """The family's cost at ``width``; else at its narrowest; else the other families' at ``width``."""
+        if not self.step_costs:
+            return []
+        width = width if width is not None else min(w for _, w in self.step_costs)
+        mine = {w: cost for (f, w), cost in self.step_costs.items() if f == family}
+        if mine:
+            return [mine.get(width, mine[min(mine)])]
+        at_width = [cost for (_, w), cost in self.step_costs.items() if w == width]
+        return at_width or list(self.step_costs.values())
 
     def steps(self, size: int, family: str, profile: Profile, max_steps: int | None) -> float:
         """The rule's steps, scaled by how many steps this family's cells took here, within floor and ceiling."""
@@ -329,13 +343,13 @@ def estimate_seconds(
         encoder = (
             n_words / speed.words_per_s if measured else (plan.full_size + n_eval) / _ENCODER_ITEMS_PER_S
         )
-    cells = [(c.embedding, c.size) for c in plan.cells]
+    cells: list[tuple[str, int, int | None]] = [(c.embedding, c.size, None) for c in plan.cells]
     if tune_lr and plan.sizes:
         middle = plan.sizes[(len(plan.sizes) - 1) // 2]
+        per_width = len(profile.lr_grid) * len(tuning_seeds(plan, profile))
         widths = tuned_widths(profile, projection)
-        trials = len(profile.lr_grid) * len(widths) * len(tuning_seeds(plan, profile))
-        cells += [(e, middle) for e in plan.embeddings for _ in range(trials)]
-    train = sum(speed.steps(z, e, profile, max_steps) * speed.step_seconds(e, z) for e, z in cells)
+        cells += [(e, middle, w) for e in plan.embeddings for w in widths for _ in range(per_width)]
+    train = sum(speed.steps(z, e, profile, max_steps) * speed.step_seconds(e, z, w) for e, z, w in cells)
     return encoder + train / max(workers, 1) + _FIXED_S
 
 

@@ -155,14 +155,14 @@ def machine_throughput(
     if load_said:
         basis.append(load_said)
     said = " and ".join(basis) if len(basis) < 3 else ", ".join(basis[:-1]) + " and " + basis[-1]
-    scaled = {f: StepCost(c.step_s * factor / at, c.dev_item_s * factor / at) for f, (c, at) in costs.items()}
+    scaled = {k: StepCost(c.step_s * factor / at, c.dev_item_s * factor / at) for k, (c, at) in costs.items()}
     ratio = recorded_steps_ratio(settings.task, device)
     return Throughput(words_per_s, per_step, ratio, said, factor, scaled, len(splits.dev))
 
 
 def _step_costs(
     settings: RunSettings, splits: DataSplits, device: str, time_now: bool
-) -> tuple[dict[str, tuple[StepCost, float]], str]:
+) -> tuple[dict[tuple[str, int], tuple[StepCost, float]], str]:
     """Training's pace timed on a sample of this task's texts: recorded earlier, else timed now (and
     recorded) when ``time_now``; with the clause that says which."""
     from advisor.pipeline._calibrate import CALIBRATED_FAMILIES, calibrate_training
@@ -176,19 +176,15 @@ def _step_costs(
     random_dim = settings.random_dim or profile.random_dim
     names = [e for e in settings.embeddings if e in CALIBRATED_FAMILIES]
     options = {e: embedding_options(settings, e, random_dim, device) for e in names}
-    config = TrainConfig(
-        projection=tuned_widths(profile, settings.projection)[0],
-        device=device,
-        precision=resolve_precision(settings.precision, device),
-    )
+    config = TrainConfig(device=device, precision=resolve_precision(settings.precision, device))
     load = load_now()
     try:
-        costs = calibrate_training(splits, options, config)
+        costs = calibrate_training(splits, options, config, tuned_widths(profile, settings.projection))
     except (AdvisorError, OSError, ValueError, RuntimeError, AssertionError):  # e.g. no CUDA in this torch
         return {}, ""  # a best-effort timing: the run's own checks say what is wrong, with its error code
     record_step_costs(settings.task, device, costs, load)
     slowed = contention(load[0] + 1, load[1]) if load else 1.0
-    timed = {family: (cost, slowed) for family, cost in costs.items()}
+    timed = {key: (cost, slowed) for key, cost in costs.items()}
     return timed, "training speed timed just now on a sample of your texts"
 
 

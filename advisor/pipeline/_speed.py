@@ -172,30 +172,32 @@ def recorded_training_load(task: str, device: str) -> dict[str, float]:
 
 
 def record_step_costs(
-    task: str, device: str, costs: dict[str, StepCost], load: tuple[float, int] | None
+    task: str, device: str, costs: dict[tuple[str, int], StepCost], load: tuple[float, int] | None
 ) -> None:
-    """Training's pace timed on a sample (:func:`advisor.pipeline._calibrate.calibrate_training`), with
-    the load it met (other processes, its own not counted)."""
+    """Training's pace timed on a sample (:func:`advisor.pipeline._calibrate.calibrate_training`), per
+    family and projection width, with the load it met (other processes, its own not counted)."""
     where = {"load": load[0] + 1, "cores": load[1]} if load else {}  # +1: the timing process itself
     entries = {
-        f"{task}|{family}|{device}": {"step_s": cost.step_s, "dev_item_s": cost.dev_item_s, **where}
-        for family, cost in costs.items()
+        f"{task}|{family}|{width}|{device}": {"step_s": cost.step_s, "dev_item_s": cost.dev_item_s, **where}
+        for (family, width), cost in costs.items()
     }
     if entries:
         _update("calibration", entries)
 
 
-def recorded_step_costs(task: str, device: str) -> dict[str, tuple[StepCost, float]]:
-    """Family -> (pace timed on a sample of ``task``'s texts on ``device``, how much its load slowed it)."""
+def recorded_step_costs(task: str, device: str) -> dict[tuple[str, int], tuple[StepCost, float]]:
+    """(family, width) -> (pace timed on a sample of ``task``'s texts on ``device``, how much its load
+    slowed it)."""
     prefix, suffix = f"{task}|", f"|{device}"
     found = {}
     for key, entry in _load().get("calibration", {}).items():
         if not (key.startswith(prefix) and key.endswith(suffix) and isinstance(entry, dict)):
             continue
         with contextlib.suppress(KeyError, TypeError, ValueError):
+            family, _, width = key[len(prefix) : -len(suffix)].rpartition("|")
             cost = StepCost(float(entry["step_s"]), float(entry["dev_item_s"]))
             slowed = contention(float(entry.get("load", 1.0)), int(entry.get("cores", 1)))
-            found[key[len(prefix) : -len(suffix)]] = (cost, slowed)
+            found[family, int(width)] = (cost, slowed)
     return found
 
 

@@ -129,3 +129,23 @@ def test_evidence_first_puts_one_seed_of_every_family_at_the_largest_size_first(
     rounds = evidence_rounds(grid.cells)
     assert len(rounds) == 9 and all(len(r) == 3 for r in rounds)
     assert [(r[0].size, r[0].seed) for r in rounds[:4]] == [(1000, 0), (1000, 1), (1000, 2), (500, 0)]
+
+
+def test_trials_are_priced_at_their_width_and_grid_cells_at_the_narrowest() -> None:
+    """A 256-wide step costs about twice a 64-wide one: the estimate prices each trial at its width; a
+    grid cell's width is chosen during the run, so it is priced at the narrowest timed."""
+    from advisor.grid import StepCost, Throughput, estimate_seconds, expected_steps, tuning_seeds
+
+    profile = profiles.get("default")
+    plan = plan_grid(3000, ["static"], profile)
+    narrow, wide = StepCost(0.01, 0.0), StepCost(0.02, 0.0)
+    speed = Throughput(step_costs={("static", 64): narrow, ("static", 256): wide}, n_dev=0)
+    middle = plan.sizes[(len(plan.sizes) - 1) // 2]
+    per_width = len(profile.lr_grid) * len(tuning_seeds(plan, profile)) * expected_steps(middle, profile)
+    grid = sum(expected_steps(c.size, profile) for c in plan.cells) * 0.01
+    expected = (grid + per_width * (0.01 + 0.02)) / 2 + 30.0  # 2 workers, the fixed 30 s
+    assert profile.projections == (64, 256)
+    assert estimate_seconds(plan, profile, 100, throughput=speed) == pytest.approx(expected)
+    assert speed.step_seconds("static", 100) == pytest.approx(0.01)
+    other = Throughput(step_costs={("random", 64): narrow, ("random", 256): wide})  # static not timed
+    assert other.step_seconds("static", 100, 256) == pytest.approx(0.02)

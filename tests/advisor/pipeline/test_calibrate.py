@@ -34,8 +34,8 @@ def _options(settings: RunSettings, names: list[str]) -> dict[str, dict]:
 def test_every_family_of_known_shape_is_timed(ner: tuple[RunSettings, object]) -> None:
     settings, splits = ner
     names = ["random", "static", "contextual"]
-    costs = calibrate_training(splits, _options(settings, names), TrainConfig(device="cpu"))
-    assert list(costs) == names
+    costs = calibrate_training(splits, _options(settings, names), TrainConfig(device="cpu"), (16, 64))
+    assert list(costs) == [(name, width) for name in names for width in (16, 64)]
     for cost in costs.values():
         assert 0 < cost.step_s < 5 and 0 < cost.dev_item_s < 1
         # the dev passes' share falls as cells grow: scored every 20 steps when small, every 100 when large
@@ -59,12 +59,16 @@ def test_features_have_the_shape_and_storage_each_family_hands_its_cells(
     assert one.vectors.ndim == 2 and one.dim == mix.dim  # the layer choice's view, as a cell reads it
 
 
-def test_pairs_and_unknown_families_are_not_timed(tmp_path: Path, ner: tuple[RunSettings, object]) -> None:
+def test_pairs_and_unknown_families_are_not_timed_and_the_width_defaults_to_the_configs(
+    tmp_path: Path, ner: tuple[RunSettings, object]
+) -> None:
     settings, splits = ner
     assert calibrate_training(splits, {"distilled": {}}, TrainConfig(device="cpu")) == {}
     pair_file = str(write_pairs(tmp_path / "pairs.tsv", 40, 0))
     pairs = read_splits(pair_file, "pair", dev=pair_file, test=pair_file)
     assert calibrate_training(pairs, _options(settings, ["random"]), TrainConfig(device="cpu")) == {}
+    one = calibrate_training(splits, _options(settings, ["random"]), TrainConfig(device="cpu", projection=16))
+    assert list(one) == [("random", 16)]  # no widths given: the config's
 
 
 def test_a_step_carries_its_share_of_the_dev_passes() -> None:

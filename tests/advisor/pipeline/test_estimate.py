@@ -257,9 +257,9 @@ def timed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     calls: list[int] = []
 
-    def planted(splits, options, config) -> dict[str, StepCost]:
+    def planted(splits, options, config, widths) -> dict[tuple[str, int], StepCost]:
         calls.append(len(splits.train))
-        return {name: StepCost(0.02, 0.001) for name in options}
+        return {(name, width): StepCost(0.02 * width / 64, 0.001) for name in options for width in widths}
 
     monkeypatch.setattr(calibrate_module, "calibrate_training", planted)
     return calls
@@ -278,7 +278,8 @@ def test_a_long_first_run_times_training_once_and_prices_its_dev_passes(
     load(0.0, 2)  # idle now: the run's 2 workers alone, so the timed pace is 1.5x too slow
     again = estimate_run(_static_run(train), calibrate=False)
     assert len(timed) == 1 and "timed earlier on a sample of this task's texts" in again.text()
-    cost = again.throughput.step_costs["static"]
+    assert set(again.throughput.step_costs) == {("static", 64)}  # --lr given: one width, nothing tuned
+    cost = again.throughput.step_costs["static", 64]
     assert cost.step_s == pytest.approx(0.02 / 1.5) and cost.dev_item_s == pytest.approx(0.001 / 1.5)
     plan, profile = again.plan, profiles.get("quick")
     n_dev = again.throughput.n_dev
