@@ -145,7 +145,10 @@ def page_run(uri: str) -> None:
         if settings is not None:
             command = run_command(settings, ss.session_id)
             st.code(display_command(command), language="bash", wrap_lines=True)
-            st.caption(expected_duration_text(settings))
+            with st.spinner(
+                "Estimating the duration (the first time on this machine: timing a sample, seconds)…"
+            ):
+                st.caption(expected_duration_text(settings))
             running = ss.job is not None and ss.job.running
             if st.button("Run", type="primary", disabled=running, key="run"):
                 folder = Path(ss.dataset["folder"])
