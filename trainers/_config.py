@@ -128,6 +128,7 @@ class TrainResult:
     dev_steps: list[int] = field(default_factory=list)  # the optimizer step of each evaluation
     layer_weights: list[float] = field(default_factory=list)  # scalar-mix softmax weights, layer 0 first
     mix_gamma: float = float("nan")  # scalar-mix scale; NaN when the features were not a layer stack
+    dev_seconds: float = 0.0  # of ``train_seconds``: the dev evaluations (what a larger dev set costs)
 
     @property
     def under_trained(self) -> bool:

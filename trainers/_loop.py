@@ -84,6 +84,7 @@ class _Fitted:
     stopped_by: str
     eval_every: int
     train_seconds: float
+    dev_seconds: float  # of train_seconds: the dev evaluations
 
 
 def _endless_batches(train: Split, batch_size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
@@ -110,14 +111,16 @@ def _fit(model: TaskModel, train: Split, dev: Split, config: TrainConfig, device
     best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
     dev_score = model.primary_scorer(dev.corpus)
     batches = _endless_batches(train, config.batch_size, rng)
-    started, step, stopped_by = time.perf_counter(), 0, "ceiling"
+    started, step, stopped_by, dev_seconds = time.perf_counter(), 0, "ceiling", 0.0
     model.net.train()
     while step < config.max_steps:
         _train_step(model, optimizer, train.batch(next(batches), device))
         step += 1
         if step % every and step < config.max_steps:
             continue
+        dev_started = time.perf_counter()
         dev_out = model.predict(dev, _inference_batch(config), device, with_probs=False)
+        dev_seconds += time.perf_counter() - dev_started
         model.net.train()
         if stopping.observe(step, dev_score(dev_out.predictions), dev_out.loss):
             best_state = {k: v.detach().clone() for k, v in model.net.state_dict().items()}
@@ -130,7 +133,7 @@ def _fit(model: TaskModel, train: Split, dev: Split, config: TrainConfig, device
             break
     train_seconds = time.perf_counter() - started
     model.net.load_state_dict(best_state)
-    return _Fitted(stopping, step, stopped_by, every, train_seconds)
+    return _Fitted(stopping, step, stopped_by, every, train_seconds, dev_seconds)
 
 
 def _inference_batch(config: TrainConfig) -> int:
@@ -210,6 +213,7 @@ def fit_and_evaluate(
         **_training_record(fitted),
         epochs=fitted.steps * config.batch_size / max(len(train_corpus), 1),
         train_seconds=fitted.train_seconds,
+        dev_seconds=fitted.dev_seconds,
         inference_ms_per_item=1000.0 * inference_seconds / max(len(eval_corpus), 1),
         n_params=sum(p.numel() for p in model.net.parameters() if p.requires_grad),
         device=str(device),
