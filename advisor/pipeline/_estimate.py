@@ -188,8 +188,8 @@ def _step_costs(
     return timed, "training speed timed just now on a sample of your texts"
 
 
-#: A run the constants put under this many seconds is not worth the few seconds of timing training.
-TIME_TRAINING_FROM_S = 300.0
+#: A run the constants put under this many seconds is not worth half a minute of timing training.
+TIME_TRAINING_FROM_S = 600.0
 
 
 def estimate_run(
