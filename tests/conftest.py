@@ -31,12 +31,30 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def _planted_training_pace() -> None:
+    """A training pace in the session's speed record, so a run whose estimate would time training on a
+    sample (half a minute, once per task and worker) reads it instead; the timing itself is tested
+    under roots of its own (tests/advisor/pipeline/test_calibrate.py, test_estimate.py)."""
+    from advisor.data import TASKS
+    from advisor.grid import StepCost
+    from advisor.pipeline._speed import record_step_costs
+
+    pace = {
+        (family, width): StepCost(0.05, 0.0005)
+        for family in ("random", "static", "contextual")
+        for width in (64, 256)
+    }
+    for task in TASKS:
+        record_step_costs(task, "cpu", pace, None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def cache_root(tmp_path_factory: pytest.TempPathFactory):
     """Every cache (features, parses, vectors, distilled models, locks) under a session temp dir: never $HOME."""
     root = tmp_path_factory.mktemp("advisor-cache")
     previous = os.environ.get("ADVISOR_CACHE_DIR")
     os.environ["ADVISOR_CACHE_DIR"] = str(root)
+    _planted_training_pace()
     yield root
     if previous is None:
         os.environ.pop("ADVISOR_CACHE_DIR", None)
