@@ -283,9 +283,8 @@ class Throughput:
     steps_ratio: dict[str, float] = field(default_factory=dict)  # family -> steps taken / expected_steps
     based_on: str = "constants for 2 CPU cores (nothing measured on this machine yet)"
     contention: float = 1.0  # how much the machine's load now slows the constant (idle cores: 1)
-    step_costs: dict[tuple[str, int], StepCost] = field(
-        default_factory=dict
-    )  # (family, width) -> timed, load now
+    # (family, projection width) -> the pace timed on a sample, scaled to the load now
+    step_costs: dict[tuple[str, int], StepCost] = field(default_factory=dict)
     n_dev: int = 0  # dev items each evaluation passes over (for ``step_costs``)
 
     def step_seconds(self, family: str, size: int, width: int | None = None) -> float:

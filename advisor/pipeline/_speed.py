@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,13 +145,20 @@ def record_training_speed(task: str, device: str, clock: CellClock) -> None:
         _update("training", entries)
 
 
-def _training(task: str, device: str, field: str) -> dict[str, float]:
+def _entries(section: str, task: str, device: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(what lies between task and device in the key, entry) of one section's records."""
     prefix, suffix = f"{task}|", f"|{device}"
-    found = {}
-    for key, entry in _load().get("training", {}).items():
-        if key.startswith(prefix) and key.endswith(suffix) and isinstance(entry, dict) and entry.get(field):
-            found[key[len(prefix) : -len(suffix)]] = float(entry[field])
-    return found
+    for key, entry in _load().get(section, {}).items():
+        if key.startswith(prefix) and key.endswith(suffix) and isinstance(entry, dict):
+            yield key[len(prefix) : -len(suffix)], entry
+
+
+def _training(task: str, device: str, field: str) -> dict[str, float]:
+    return {
+        family: float(entry[field])
+        for family, entry in _entries("training", task, device)
+        if entry.get(field)
+    }
 
 
 def recorded_seconds_per_step(task: str, device: str) -> dict[str, float]:
@@ -188,13 +196,10 @@ def record_step_costs(
 def recorded_step_costs(task: str, device: str) -> dict[tuple[str, int], tuple[StepCost, float]]:
     """(family, width) -> (pace timed on a sample of ``task``'s texts on ``device``, how much its load
     slowed it)."""
-    prefix, suffix = f"{task}|", f"|{device}"
     found = {}
-    for key, entry in _load().get("calibration", {}).items():
-        if not (key.startswith(prefix) and key.endswith(suffix) and isinstance(entry, dict)):
-            continue
+    for family_width, entry in _entries("calibration", task, device):
         with contextlib.suppress(KeyError, TypeError, ValueError):
-            family, _, width = key[len(prefix) : -len(suffix)].rpartition("|")
+            family, _, width = family_width.rpartition("|")
             cost = StepCost(float(entry["step_s"]), float(entry["dev_item_s"]))
             slowed = contention(float(entry.get("load", 1.0)), int(entry.get("cores", 1)))
             found[family, int(width)] = (cost, slowed)
